@@ -1,0 +1,101 @@
+"""The results contract: what a grading run reports, as ``mlkata grade --json`` prints it.
+
+It is a superset of Exercism's test-runner ``results.json`` version 3 (``version``, ``status``,
+``message``, ``tests[]`` with ``name``, ``status``, ``message``, ``output``), so tools built for
+that format read it. Everything else is mlkata's own and documented in ``results.schema.json``.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Status(str, enum.Enum):
+    """Exercism's three statuses, for a run and for each check."""
+
+    PASS = "pass"
+    FAIL = "fail"
+    ERROR = "error"
+
+
+class Reason(str, enum.Enum):
+    """Why a check or a run ended as it did: one value per thing a student can fix."""
+
+    PASSED = "passed"
+    WRONG_ANSWER = "wrong_answer"
+    RAISED = "raised"
+    UNSUPPORTED_VALUE = "unsupported_value"
+    REPLY_TOO_LARGE = "reply_too_large"
+    EXITED = "exited"
+    CRASHED = "crashed"
+    TIMEOUT = "timeout"
+    CPU_LIMIT = "cpu_limit"
+    MEMORY_LIMIT = "memory_limit"
+    OUTPUT_LIMIT = "output_limit"
+    NOT_RUN = "not_run"
+    INVALID_SOURCE = "invalid_source"
+    SYNTAX_ERROR = "syntax_error"
+    IMPORT_ERROR = "import_error"
+    MISSING_FUNCTION = "missing_function"
+    WRONG_SIGNATURE = "wrong_signature"
+    INTERNAL_ERROR = "internal_error"
+
+
+class Location(BaseModel):
+    """A place in ``solution.py`` (1-based line and column)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    line: int
+    column: int | None = None
+    text: str | None = None
+
+
+class CheckResult(BaseModel):
+    """One check, in the order the exercise declares them."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(description="The check's title, shown to the student.")
+    status: Status
+    message: str | None = None
+    output: str | None = Field(None, description="What the solution printed while this check ran.")
+    test_code: str | None = None
+    # mlkata's own fields
+    id: str = Field(description="Stable identifier: the check function's name.")
+    reason: Reason
+    public: bool = Field(description="Public checks show their inputs, expected and actual values.")
+    points: float
+    duration_ms: float
+    hint: str | None = None
+    hint_id: str | None = None
+    details: dict[str, str] | None = Field(None, description="Inputs, expected and got; public checks only.")
+
+
+class GradeResult(BaseModel):
+    """The whole run."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    version: int = 3
+    status: Status
+    message: str | None = None
+    tests: list[CheckResult] = Field(default_factory=list)
+    # mlkata's own fields
+    exercise: str
+    reason: Reason
+    location: Location | None = None
+    points: float = 0
+    max_points: float = 0
+    duration_ms: float = 0
+    output: str | None = Field(None, description="What the solution printed while it was loading.")
+    output_truncated: bool = False
+
+    def failing(self) -> list[CheckResult]:
+        return [t for t in self.tests if t.status is not Status.PASS]
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return self.model_dump(mode="json")

@@ -1,0 +1,138 @@
+"""A solution loaded in a runner, and the request/reply protocol spoken with it.
+
+Every reply is untrusted: it is decoded by :mod:`runner.wire` (plain data only) and its shape is
+checked here. Anything unexpected is the solution's failure, never the grader's.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from grader.limits import Limits
+from grader.sandbox import Ending, RunnerDied, RunnerProcess
+from runner import wire
+
+
+@dataclass(frozen=True)
+class SolutionRaised(Exception):  # noqa: N818  (an outcome: the student's code raised)
+    """The solution raised an exception (while loading, or inside a call)."""
+
+    type: str
+    message: str
+    line: int | None
+    traceback: str
+
+    def describe(self, context: str) -> str:
+        where = f" (solution.py, line {self.line})" if self.line else ""
+        text = f"{context} raised {self.type}: {self.message}{where}" if self.message else f"{context} raised {self.type}{where}"
+        return f"{text}\n{self.traceback}" if self.traceback else text
+
+
+@dataclass(frozen=True)
+class SolutionSyntaxError(Exception):  # noqa: N818
+    type: str
+    message: str
+    line: int | None
+    column: int | None
+    text: str
+
+
+@dataclass(frozen=True)
+class UnsupportedValue(Exception):  # noqa: N818
+    """The solution returned a value that cannot cross the boundary (an object, an ndarray subclass…)."""
+
+    detail: str
+
+
+@dataclass(frozen=True)
+class CallReply:
+    value: Any
+    args_after: list[Any] | None
+
+
+class SolutionSession:
+    """One runner with ``solution.py`` loaded. Dies with the runner; the grader starts another."""
+
+    def __init__(self, limits: Limits, *, jailed: bool, deadline: float) -> None:
+        self.deadline = deadline
+        self.process = RunnerProcess(limits, jailed=jailed)
+        self.alive = True
+
+    def load(self, source: str, functions: list[str]) -> dict[str, Any]:
+        """Load the solution; return what the runner saw of each expected function."""
+        reply = self._exchange({"op": "load", "source": source, "functions": functions})
+        if "syntax_error" in reply:
+            info = _expect_dict(reply["syntax_error"])
+            raise SolutionSyntaxError(
+                type=_text(info.get("type")),
+                message=_text(info.get("message")),
+                line=_int(info.get("line")),
+                column=_int(info.get("column")),
+                text=_text(info.get("text")),
+            )
+        if reply.get("ok") is True and isinstance(reply.get("functions"), dict):
+            return reply["functions"]
+        raise RunnerDied(Ending.MALFORMED_REPLY, detail="unexpected reply to load")
+
+    def call(self, function: str, args: list[Any], *, return_args: bool = False) -> CallReply:
+        reply = self._exchange({"op": "call", "function": function, "args": args, "return_args": return_args})
+        if reply.get("ok") is True and "value" in reply:
+            args_after = reply.get("args_after")
+            if return_args and not isinstance(args_after, list):
+                raise RunnerDied(Ending.MALFORMED_REPLY, detail="the arguments were not sent back")
+            return CallReply(reply["value"], args_after)
+        if "unencodable" in reply:
+            raise UnsupportedValue(_text(reply["unencodable"]))
+        raise RunnerDied(Ending.MALFORMED_REPLY, detail="unexpected reply to call")
+
+    def _exchange(self, request: dict[str, Any]) -> dict[str, Any]:
+        if not self.alive:
+            raise RuntimeError("the runner has stopped")
+        try:
+            body = self.process.exchange(wire.encode(request), self.deadline)
+            try:
+                reply = wire.decode(body)
+            except wire.WireError as exc:
+                self.process.kill()
+                raise RunnerDied(Ending.MALFORMED_REPLY, detail=str(exc)) from None
+        except RunnerDied:
+            self.alive = False
+            raise
+        if not isinstance(reply, dict):
+            raise RunnerDied(Ending.MALFORMED_REPLY, detail="the reply is not a message")
+        if "raised" in reply:
+            info = _expect_dict(reply["raised"])
+            raise SolutionRaised(
+                type=_text(info.get("type")),
+                message=_text(info.get("message")),
+                line=_int(info.get("line")),
+                traceback=_text(info.get("traceback")),
+            )
+        return reply
+
+    def take_output(self) -> str:
+        self.process.drain_output(0.0 if self.alive else 0.05)
+        return self.process.output.take_new()
+
+    def seconds_left(self) -> float:
+        return self.deadline - time.monotonic()
+
+    def close(self) -> None:
+        self.alive = False
+        self.process.close()
+
+
+def _expect_dict(value: Any) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise RunnerDied(Ending.MALFORMED_REPLY, detail="a reply field has the wrong form")
+    return value
+
+
+def _text(value: Any, limit: int = 4000) -> str:
+    return value[:limit] if isinstance(value, str) else ""
+
+
+def _int(value: Any) -> int | None:
+    return value if type(value) is int else None

@@ -1,0 +1,135 @@
+"""The runner: the only program started inside the sandbox, next to the student's code.
+
+Everything in this process is untrusted once the solution is loaded: the student may rewrite any
+of it. That is fine, because this program decides nothing. It loads ``solution.py`` from a
+message, calls the functions it is asked to call and sends back what they return, over the two
+file descriptors named on its command line. The checks, the expected values and the verdict stay
+on the trusted side of the pipe. Student output goes to stdout/stderr, which the grader only
+shows, never parses.
+
+Usage: ``python -I [-S] main.py REQUEST_FD REPLY_FD MAX_REQUEST_BYTES [SYS_PATH ...]``
+"""
+
+from __future__ import annotations
+
+import inspect
+import linecache
+import os
+import sys
+import traceback
+import types
+from typing import Any
+
+SOLUTION_FILENAME = "solution.py"
+_MAX_TRACEBACK_FRAMES = 20
+
+
+def main(argv: list[str]) -> int:
+    request_fd, reply_fd, max_request = int(argv[1]), int(argv[2]), int(argv[3])
+    sys.path[:0] = [os.path.dirname(os.path.abspath(__file__)), *argv[4:]]
+    for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[name] = "1"
+    import numpy  # noqa: F401  (loaded before the solution, so its cost is not the student's)
+    import wire
+
+    module: types.ModuleType | None = None
+    while True:
+        body = wire.read_frame_blocking(request_fd, max_request)
+        if body is None:
+            return 0
+        request = wire.decode(body)
+        if request["op"] == "load":
+            module, reply = _load(request["source"], request["functions"])
+        elif request["op"] == "call" and module is not None:
+            reply = _call(module, request["function"], request["args"], request.get("return_args", False))
+        else:
+            reply = {"protocol_error": f"unexpected request {request['op']!r}"}
+        _flush_output()
+        try:
+            frame = wire.encode(reply)
+        except wire.WireError as exc:
+            frame = wire.encode({"unencodable": str(exc)})
+        wire.write_frame(reply_fd, frame)
+
+
+def _load(source: str, functions: list[str]) -> tuple[types.ModuleType | None, dict[str, Any]]:
+    linecache.cache[SOLUTION_FILENAME] = (len(source), None, source.splitlines(True), SOLUTION_FILENAME)
+    try:
+        code = compile(source, SOLUTION_FILENAME, "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        return None, {
+            "syntax_error": {
+                "type": type(exc).__name__,
+                "message": str(exc.msg),
+                "line": exc.lineno,
+                "column": exc.offset,
+                "text": (exc.text or "").rstrip("\n")[:500],
+            }
+        }
+    module = types.ModuleType("solution")
+    module.__file__ = SOLUTION_FILENAME
+    sys.modules["solution"] = module
+    try:
+        exec(code, module.__dict__)
+    except BaseException as exc:  # noqa: BLE001  (SystemExit too: a solution must not exit)
+        return None, {"raised": _describe_exception(exc)}
+    return module, {"ok": True, "functions": {name: _describe_function(module, name) for name in functions}}
+
+
+def _describe_function(module: types.ModuleType, name: str) -> dict[str, Any] | None:
+    obj = module.__dict__.get(name)
+    if obj is None:
+        return None
+    if not callable(obj):
+        return {"callable": False, "type": type(obj).__name__, "params": []}
+    try:
+        params = [
+            [p.name, p.kind.name, p.default is not inspect.Parameter.empty]
+            for p in inspect.signature(obj).parameters.values()
+        ]
+    except (TypeError, ValueError):
+        params = None
+    return {"callable": True, "type": type(obj).__name__, "params": params}
+
+
+def _call(module: types.ModuleType, name: str, args: list[Any], return_args: bool) -> dict[str, Any]:
+    function = module.__dict__.get(name)
+    if not callable(function):
+        return {"raised": {"type": "AttributeError", "message": f"solution.py has no function {name}", "line": None,
+                           "traceback": ""}}
+    try:
+        value = function(*args)
+    except BaseException as exc:  # noqa: BLE001
+        return {"raised": _describe_exception(exc)}
+    reply: dict[str, Any] = {"ok": True, "value": value}
+    if return_args:
+        reply["args_after"] = list(args)
+    return reply
+
+
+def _describe_exception(exc: BaseException) -> dict[str, Any]:
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == SOLUTION_FILENAME]
+    frames = frames[-_MAX_TRACEBACK_FRAMES:]
+    lines = [f'  File "{f.filename}", line {f.lineno}, in {f.name}\n    {(f.line or "").strip()}' for f in frames]
+    try:
+        message = str(exc)
+    except BaseException:  # noqa: BLE001  (a hostile __str__)
+        message = "<message could not be shown>"
+    return {
+        "type": type(exc).__name__,
+        "message": message[:2000],
+        "line": frames[-1].lineno if frames else None,
+        "traceback": "\n".join(lines),
+    }
+
+
+def _flush_output() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BaseException:  # noqa: BLE001,S110  (the student may have replaced or closed it)
+            pass
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,218 @@
+"""The only format in which values cross the sandbox boundary.
+
+A message is a length-prefixed frame::
+
+    u32 frame length | u32 header length | JSON header | raw array buffers
+
+The JSON header is ``{"v": <value>, "a": [[dtype, shape, nbytes], ...]}``. Plain JSON carries
+``None``, ``bool``, ``int``, ``float``, ``str`` and ``list``; everything else is a one-key object:
+
+* ``{"t": [...]}`` a tuple, ``{"d": {...}}`` a dict with string keys,
+* ``{"a": i}`` the i-th numeric ndarray, ``{"s": i}`` a numpy scalar stored as the i-th 0-d array.
+
+There is no pickle and no way to name a class: decoding can only ever build plain data and fresh
+numeric arrays. Decoding is strict because the other side of the boundary may be hostile; any
+deviation raises :class:`WireError`. This module is imported on both sides, so it needs nothing
+beyond the standard library and numpy.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import struct
+from typing import Any
+
+import numpy as np
+
+#: dtypes allowed to cross, by their canonical little-endian ``str``.
+ALLOWED_DTYPES: frozenset[str] = frozenset(
+    ["|b1", "|i1", "<i2", "<i4", "<i8", "|u1", "<u2", "<u4", "<u8", "<f2", "<f4", "<f8", "<c8", "<c16"]
+)
+_SCALAR_TYPES: frozenset[type] = frozenset(np.dtype(s).type for s in ALLOWED_DTYPES)
+MAX_DEPTH = 64
+MAX_NODES = 1_000_000
+_U32 = struct.Struct(">I")
+
+
+class WireError(ValueError):
+    """A value cannot be encoded, or a message is not a well-formed frame."""
+
+
+# --------------------------------------------------------------------------- encoding
+
+
+def encode(value: Any) -> bytes:
+    """Encode ``value`` as one frame (length prefix included)."""
+    arrays: list[np.ndarray] = []
+    tree = _to_tree(value, arrays, 0)
+    table = [[a.dtype.str, list(a.shape), a.nbytes] for a in arrays]
+    header = json.dumps({"v": tree, "a": table}, separators=(",", ":")).encode()
+    body_len = 4 + len(header) + sum(a.nbytes for a in arrays)
+    parts = [_U32.pack(body_len), _U32.pack(len(header)), header]
+    parts.extend(a.tobytes() for a in arrays)
+    return b"".join(parts)
+
+
+def _to_tree(value: Any, arrays: list[np.ndarray], depth: int) -> Any:
+    if depth > MAX_DEPTH:
+        raise WireError(f"value is nested more than {MAX_DEPTH} levels deep")
+    kind = type(value)
+    if value is None or kind is bool or kind is str:
+        return value
+    if kind is int:
+        return value
+    if kind is float:
+        return value
+    if kind is list:
+        return [_to_tree(v, arrays, depth + 1) for v in value]
+    if kind is tuple:
+        return {"t": [_to_tree(v, arrays, depth + 1) for v in value]}
+    if kind is dict:
+        out = {}
+        for key, item in value.items():
+            if type(key) is not str:
+                raise WireError(f"dict keys must be strings, got {type(key).__name__}")
+            out[key] = _to_tree(item, arrays, depth + 1)
+        return {"d": out}
+    if kind is np.ndarray:
+        arrays.append(_plain_array(value))
+        return {"a": len(arrays) - 1}
+    if kind in _SCALAR_TYPES:
+        arrays.append(_plain_array(np.asarray(value)))
+        return {"s": len(arrays) - 1}
+    if isinstance(value, np.ndarray):
+        raise WireError(f"an ndarray subclass ({kind.__name__}) cannot be sent; return a plain numpy array")
+    raise WireError(
+        f"a value of type {kind.__name__} cannot be sent; use numbers, strings, lists, tuples, dicts or numpy arrays"
+    )
+
+
+def _plain_array(array: np.ndarray) -> np.ndarray:
+    dtype = array.dtype
+    if dtype.byteorder == ">":
+        dtype = dtype.newbyteorder("<")
+        array = array.astype(dtype)
+    if dtype.str not in ALLOWED_DTYPES:
+        raise WireError(f"arrays of dtype {array.dtype} cannot be sent; use a numeric dtype")
+    return np.ascontiguousarray(array)
+
+
+# --------------------------------------------------------------------------- decoding
+
+
+def decode(body: bytes) -> Any:
+    """Decode a frame body (the bytes after the length prefix) into plain values."""
+    if len(body) < 4:
+        raise WireError("message is shorter than its header")
+    (header_len,) = _U32.unpack_from(body, 0)
+    if header_len > len(body) - 4:
+        raise WireError("message header runs past the end of the message")
+    try:
+        header = json.loads(body[4 : 4 + header_len])
+    except (ValueError, RecursionError) as exc:
+        raise WireError(f"message header is not valid JSON: {exc}") from None
+    if type(header) is not dict or set(header) != {"v", "a"} or type(header["a"]) is not list:
+        raise WireError("message header must be an object with keys 'v' and 'a'")
+    arrays = _read_arrays(header["a"], memoryview(body)[4 + header_len :])
+    counter = [0]
+    return _from_tree(header["v"], arrays, 0, counter)
+
+
+def _read_arrays(table: list[Any], data: memoryview) -> list[np.ndarray]:
+    arrays: list[np.ndarray] = []
+    offset = 0
+    for entry in table:
+        if type(entry) is not list or len(entry) != 3:
+            raise WireError("array table entry must be [dtype, shape, nbytes]")
+        dtype_str, shape, nbytes = entry
+        if type(dtype_str) is not str or dtype_str not in ALLOWED_DTYPES:
+            raise WireError(f"array dtype {dtype_str!r} is not allowed")
+        if type(shape) is not list or len(shape) > 32 or any(type(n) is not int or n < 0 for n in shape):
+            raise WireError("array shape must be a list of non-negative integers")
+        dtype = np.dtype(dtype_str)
+        expected = dtype.itemsize
+        for n in shape:
+            expected *= n
+        if type(nbytes) is not int or nbytes != expected:
+            raise WireError("array byte count does not match its shape and dtype")
+        if offset + nbytes > len(data):
+            raise WireError("array data runs past the end of the message")
+        # A copy: the result owns its memory and is writeable, whatever the sender did.
+        flat = np.frombuffer(data[offset : offset + nbytes], dtype=dtype).copy()
+        arrays.append(flat.reshape(shape))
+        offset += nbytes
+    if offset != len(data):
+        raise WireError("message has trailing bytes after its arrays")
+    return arrays
+
+
+def _from_tree(node: Any, arrays: list[np.ndarray], depth: int, counter: list[int]) -> Any:
+    counter[0] += 1
+    if counter[0] > MAX_NODES:
+        raise WireError(f"message holds more than {MAX_NODES} values")
+    if depth > MAX_DEPTH:
+        raise WireError(f"message is nested more than {MAX_DEPTH} levels deep")
+    kind = type(node)
+    if node is None or kind in (bool, int, float, str):
+        return node
+    if kind is list:
+        return [_from_tree(v, arrays, depth + 1, counter) for v in node]
+    if kind is dict and len(node) == 1:
+        ((tag, inner),) = node.items()
+        if tag == "t" and type(inner) is list:
+            return tuple(_from_tree(v, arrays, depth + 1, counter) for v in inner)
+        if tag == "d" and type(inner) is dict:
+            return {k: _from_tree(v, arrays, depth + 1, counter) for k, v in inner.items()}
+        if tag in ("a", "s") and type(inner) is int and 0 <= inner < len(arrays):
+            array = arrays[inner]
+            if tag == "a":
+                return array
+            if array.shape != ():
+                raise WireError("a numpy scalar must be stored as a 0-d array")
+            return array[()]
+    raise WireError("message holds a value of an unknown form")
+
+
+# --------------------------------------------------------------------------- framing
+
+
+def write_frame(fd: int, frame: bytes) -> None:
+    """Write a whole encoded frame to a file descriptor."""
+    view = memoryview(frame)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def read_frame_blocking(fd: int, max_bytes: int) -> bytes | None:
+    """Read one frame body; ``None`` on a clean end of stream before a frame starts."""
+    prefix = _read_exact(fd, 4)
+    if prefix is None:
+        return None
+    (length,) = _U32.unpack(prefix)
+    if length > max_bytes:
+        raise WireError(f"message of {length} bytes exceeds the limit of {max_bytes}")
+    body = _read_exact(fd, length)
+    if body is None:
+        raise WireError("stream ended in the middle of a message")
+    return body
+
+
+def _read_exact(fd: int, n: int) -> bytes | None:
+    chunks: list[bytes] = []
+    remaining = n
+    while remaining:
+        chunk = os.read(fd, min(remaining, 1 << 20))
+        if not chunk:
+            if remaining == n:
+                return None
+            raise WireError("stream ended in the middle of a message")
+        chunks.append(chunk)
+        remaining -= len(chunk)
+    return b"".join(chunks)
+
+
+def frame_length(prefix: bytes) -> int:
+    """The body length announced by a 4-byte frame prefix."""
+    return int(_U32.unpack(prefix)[0])
