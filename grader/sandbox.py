@@ -341,14 +341,20 @@ def _jail_command(bwrap: str, limits: Limits, slot: UidSlot | None, runner_args:
             command += ["--symlink", os.readlink(path), top]
         elif path.is_dir():
             command += ["--ro-bind", top, top]
-    if not prefix.is_relative_to("/usr"):
-        command += ["--ro-bind", str(prefix), str(prefix)]
+    binds = [(prefix, prefix)] if not prefix.is_relative_to("/usr") else []
     if not python.is_relative_to(prefix) and not python.is_relative_to("/usr"):
-        command += ["--ro-bind", str(python), str(python)]
-    for directory in _numpy_dirs():
-        command += ["--ro-bind", str(directory), f"{_JAIL_SITE}/{directory.name}"]
+        binds.append((python, python))
+    binds += [(directory, Path(_JAIL_SITE, directory.name)) for directory in _numpy_dirs()]
+    binds.append((RUNNER_DIR, Path(_JAIL_RUNNER)))
+    created: set[Path] = set()
+    for source, target in binds:
+        # bwrap would create missing parents as root-only (0700); the run's uid must traverse them.
+        for parent in reversed(target.parents[:-1]):
+            if parent not in created:
+                created.add(parent)
+                command += ["--perms", "0755", "--dir", str(parent)]
+        command += ["--ro-bind", str(source), str(target)]
     command += [
-        "--ro-bind", str(RUNNER_DIR), _JAIL_RUNNER,
         "--proc", "/proc",
         "--dev", "/dev",
         "--size", scratch, "--perms", "1777", "--tmpfs", "/tmp",

@@ -1,0 +1,1 @@
+"""The web application: pages, API, queue and persistence around the grader."""

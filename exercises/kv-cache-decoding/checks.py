@@ -1,0 +1,271 @@
+"""Hidden checks for "Decoding with a KV Cache".
+
+Expected outputs come from full causal attention over the whole sequence (one masked softmax
+over a (T, T) score matrix), computed here independently of any step-by-step code. When an
+output is wrong, a few known mistakes are recomputed on the same inputs to name the likely one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from grader.checks import CheckFailed, check, fail
+from grader.expect import describe, expect_array, expect_dict, expect_integer, expect_sequence
+from grader.proxy import Student
+
+Params = dict[str, np.ndarray]
+
+
+# --------------------------------------------------------------------------- independent reference
+
+
+def causal_attention(X: np.ndarray, p: Params) -> np.ndarray:
+    """Row t is what token t sees: softmax over tokens 0..t of q_t·k_i/√d, then the values."""
+    Q, K, V = X @ p["Wq"], X @ p["Wk"], X @ p["Wv"]
+    scores = Q @ K.T / np.sqrt(Q.shape[1])
+    future = np.triu(np.ones(scores.shape, dtype=bool), k=1)
+    scores = np.where(future, -np.inf, scores)
+    scores -= scores.max(axis=1, keepdims=True)
+    weights = np.exp(scores)
+    weights /= weights.sum(axis=1, keepdims=True)
+    return weights @ V
+
+
+def attention_over(q: np.ndarray, K: np.ndarray, V: np.ndarray, scale: float) -> np.ndarray:
+    s = K @ q / scale
+    w = np.exp(s - s.max())
+    return (w / w.sum()) @ V
+
+
+def params(rng: np.random.Generator, D: int, d: int, spread: float = 1.0) -> Params:
+    return {name: rng.normal(0, spread / np.sqrt(D), size=(D, d)) for name in ("Wq", "Wk", "Wv")}
+
+
+def empty_cache(d: int) -> dict[str, np.ndarray]:
+    return {"k": np.zeros((0, d)), "v": np.zeros((0, d))}
+
+
+# --------------------------------------------------------------------------- diagnosing mistakes
+
+
+def likely_mistake(
+    got: np.ndarray, x: np.ndarray, K_before: np.ndarray, V_before: np.ndarray, p: Params, X_before: np.ndarray | None
+) -> str | None:
+    """The hint id of a known mistake that reproduces ``got`` on these inputs, if any.
+
+    ``X_before`` (the earlier tokens, when the cache came from them) lets a mistake in the
+    projections be recomputed for the whole cache.
+    """
+    if not np.all(np.isfinite(got)):
+        return "stable-softmax"
+    D, d = p["Wq"].shape
+    q, k, v = x @ p["Wq"], x @ p["Wk"], x @ p["Wv"]
+    K, V = np.vstack([K_before, k[None]]), np.vstack([V_before, v[None]])
+    variants: list[tuple[str, Callable[[], np.ndarray]]] = [
+        ("scaling", lambda: attention_over(q, K, V, 1.0)),
+        ("scaling", lambda: attention_over(q, K, V, np.sqrt(D))),
+        ("scaling", lambda: attention_over(q, K, V, float(d))),
+        ("values", lambda: attention_over(q, K, K, np.sqrt(d))),
+    ]
+    if X_before is not None:
+        swapped_keys = np.vstack([X_before @ p["Wq"], q[None]])
+        variants.append(("projections", lambda: attention_over(k, swapped_keys, V, np.sqrt(d))))
+    if len(K_before):
+        variants.append(("append", lambda: attention_over(q, K_before, V_before, np.sqrt(d))))
+    for hint, compute in variants:
+        candidate = compute()
+        if got.shape == candidate.shape and np.allclose(got, candidate, rtol=1e-6, atol=1e-9):
+            return hint
+    return None
+
+
+# --------------------------------------------------------------------------- talking to the solution
+
+
+def step(student: Student, x: np.ndarray, cache: dict[str, Any], p: Params, what: str) -> tuple[Any, Any]:
+    """Call attend_step and check the form of what it returns (not the values)."""
+    result = student.attend_step(x, cache, p)
+    out, new_cache = expect_sequence(result, 2, what=f"attend_step's return value ({what})", hint="shape")
+    expect_dict(new_cache, ["k", "v"], what=f"new_cache ({what})", hint="shape")
+    return out, new_cache
+
+
+def decode_and_compare(student: Student, X: np.ndarray, p: Params, label: str) -> dict[str, Any]:
+    """Feed X token by token from an empty cache; each output must match full causal attention."""
+    expected = causal_attention(X, p)
+    K, V = X @ p["Wk"], X @ p["Wv"]
+    cache: Any = empty_cache(p["Wq"].shape[1])
+    for t, x in enumerate(X):
+        what = f"{label}, token {t + 1} of {len(X)}"
+        out, cache = step(student, x, cache, p, what)
+        compare_output(out, expected[t], x, K[:t], V[:t], p, what, X_before=X[:t])
+    return cache
+
+
+def compare_output(
+    out: Any,
+    expected: np.ndarray,
+    x: np.ndarray,
+    K_before: np.ndarray,
+    V_before: np.ndarray,
+    p: Params,
+    what: str,
+    X_before: np.ndarray | None = None,
+) -> None:
+    try:
+        expect_array(out, expected, what=f"out ({what})", hint="shape")
+    except CheckFailed as failed:
+        if isinstance(out, np.ndarray) and out.shape == expected.shape:
+            failed.hint = likely_mistake(out.astype(np.float64), x, K_before, V_before, p, X_before)
+        raise
+
+
+# --------------------------------------------------------------------------- the checks
+
+
+@check("The worked example from the statement", public=True, points=2)
+def worked_example(student: Student) -> None:
+    p = {"Wq": np.eye(2), "Wk": np.eye(2), "Wv": np.diag([1.0, 2.0])}
+    X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    decode_and_compare(student, X, p, "worked example")
+
+
+@check("attend_step returns (out, new_cache) with out of shape (d,)", hint="shape")
+def output_types(student: Student) -> None:
+    rng = np.random.default_rng(1)
+    p = params(rng, 6, 4)
+    out, new_cache = step(student, rng.normal(size=6), empty_cache(4), p, "first token")
+    if not isinstance(out, np.ndarray) or out.shape != (4,) or out.dtype.kind not in "fiu":
+        fail(f"out should be a numpy array of d = 4 real numbers, shape (4,), got {describe(out)}", hint="shape")
+    for key in ("k", "v"):
+        value = new_cache[key]
+        if not isinstance(value, np.ndarray) or value.shape != (1, 4):
+            fail(f'new_cache["{key}"] should be an array of shape (1, 4) after one token from an empty cache, '
+                 f"got {describe(value)}", hint="shape")  # fmt: skip
+
+
+@check("The first step from an empty cache", hint="append")
+def empty_cache_first_step(student: Student) -> None:
+    rng = np.random.default_rng(2)
+    for D, d in ((5, 3), (4, 1), (8, 8)):
+        p = params(rng, D, d)
+        x = rng.normal(size=D)
+        out, new_cache = step(student, x, empty_cache(d), p, f"D={D}, d={d}")
+        # One token attends only to itself: the output is its own value.
+        expect_array(out, x @ p["Wv"], what=f"out (D={D}, d={d}, empty cache)", hint="append")
+        expect_array(new_cache["k"], (x @ p["Wk"])[None], what='new_cache["k"] after the first token', hint="append")
+
+
+@check("The new cache holds the old rows and then the new key and value", hint="append-order")
+def new_cache_contents(student: Student) -> None:
+    rng = np.random.default_rng(3)
+    D, d, t = 6, 4, 5
+    p = params(rng, D, d)
+    cache = {"k": rng.normal(size=(t, d)), "v": rng.normal(size=(t, d))}
+    x = rng.normal(size=D)
+    _, new_cache = step(student, x, cache, p, f"a cache of {t} tokens")
+    for key, weight in (("k", "Wk"), ("v", "Wv")):
+        got = new_cache[key]
+        want = np.vstack([cache[key], (x @ p[weight])[None]])
+        if isinstance(got, np.ndarray) and got.shape != want.shape:
+            fail(f'new_cache["{key}"] should have shape {want.shape} (one row per token), got {got.shape}',
+                 hint="shape")  # fmt: skip
+        expect_array(got, want, what=f'new_cache["{key}"]', rtol=1e-9, atol=1e-12, hint="append-order")
+
+
+@check("The cache passed in is left unchanged", hint="no-mutation")
+def input_cache_unchanged(student: Student) -> None:
+    rng = np.random.default_rng(4)
+    D, d, t = 5, 3, 4
+    p = params(rng, D, d)
+    cache = {"k": rng.normal(size=(t, d)), "v": rng.normal(size=(t, d))}
+    _, args_after = student.attend_step.returning_args(rng.normal(size=D), cache, p)
+    cache_after = args_after[1] if len(args_after) == 3 else None
+    expect_dict(cache_after, ["k", "v"], what="the cache passed in, after the call", hint="no-mutation")
+    for key in ("k", "v"):
+        after = cache_after[key]
+        if not isinstance(after, np.ndarray) or after.shape != cache[key].shape or not np.array_equal(after, cache[key]):
+            fail(f'attend_step changed cache["{key}"] (it should build a new cache and leave this one as it was)',
+                 hint="no-mutation")  # fmt: skip
+    for name, weight in p.items():
+        if not np.array_equal(args_after[2].get(name) if isinstance(args_after[2], dict) else None, weight):
+            fail(f'attend_step changed p["{name}"]', hint="no-mutation")
+
+
+@check("Matches full causal attention for many shapes, D ≠ d", hint="scaling")
+def random_shapes(student: Student) -> None:
+    rng = np.random.default_rng(5)
+    for D, d, T in ((3, 2, 6), (8, 4, 10), (5, 7, 8), (16, 8, 12), (32, 16, 9), (7, 3, 20), (12, 5, 15)):
+        p = params(rng, D, d, spread=2.0)
+        decode_and_compare(student, rng.normal(size=(T, D)), p, f"D={D}, d={d}")
+
+
+@check("Head size d = 1")
+def head_size_one(student: Student) -> None:
+    rng = np.random.default_rng(6)
+    p = params(rng, 4, 1, spread=2.0)
+    decode_and_compare(student, rng.normal(size=(12, 4)), p, "D=4, d=1")
+
+
+@check("A long sequence (300 tokens)")
+def long_sequence(student: Student) -> None:
+    rng = np.random.default_rng(7)
+    p = params(rng, 24, 16)
+    decode_and_compare(student, rng.normal(size=(300, 24)), p, "D=24, d=16")
+
+
+@check("Large inputs do not overflow the softmax", hint="stable-softmax")
+def large_magnitudes(student: Student) -> None:
+    rng = np.random.default_rng(8)
+    p = params(rng, 8, 4)
+    X = rng.normal(size=(10, 8)) * 300.0  # scores in the thousands: exp() of them overflows
+    decode_and_compare(student, X, p, "large inputs")
+
+
+@check("Caches reused, branched and built elsewhere", hint="use-the-cache")
+def caches_out_of_order(student: Student) -> None:
+    rng = np.random.default_rng(9)
+    D, d = 6, 4
+    p = params(rng, D, d, spread=2.0)
+    X = rng.normal(size=(5, D))
+    prefix_cache = decode_and_compare(student, X, p, "a 5-token prefix")
+    K, V = X @ p["Wk"], X @ p["Wv"]
+
+    def expect_continuation(x: np.ndarray, cache: dict[str, Any], K0: np.ndarray, V0: np.ndarray, what: str) -> None:
+        out, _ = step(student, x, cache, p, what)
+        q, k, v = x @ p["Wq"], x @ p["Wk"], x @ p["Wv"]
+        want = attention_over(q, np.vstack([K0, k[None]]), np.vstack([V0, v[None]]), np.sqrt(d))
+        compare_output(out, want, x, K0, V0, p, what)
+
+    a, b = rng.normal(size=D), rng.normal(size=D)
+    expect_continuation(a, prefix_cache, K, V, "first branch from the 5-token cache")
+    expect_continuation(b, prefix_cache, K, V, "second branch from the same cache")
+    expect_continuation(a, prefix_cache, K, V, "the first branch replayed")
+    K0, V0 = rng.normal(size=(7, d)), rng.normal(size=(7, d))
+    expect_continuation(b, {"k": K0, "v": V0}, K0, V0, "a 7-token cache made by the checker")
+    expect_continuation(a, empty_cache(d), K[:0], V[:0], "an empty cache after other calls")
+
+
+@check("kv_cache_bytes on the statement's examples", public=True, hint="cache-formula")
+def cache_bytes_examples(student: Student) -> None:
+    for args, want in (((32, 32, 128, 8192, 2), 4 * 2**30), ((32, 8, 128, 8192, 2), 2**30)):
+        expect_integer(student.kv_cache_bytes(*args), want, what=f"kv_cache_bytes{args}", hint="cache-formula")
+
+
+@check("kv_cache_bytes is exact for other sizes, small and huge", hint="integers")
+def cache_bytes_exact(student: Student) -> None:
+    cases = [
+        (1, 1, 1, 1, 1),
+        (80, 8, 128, 32768, 2),
+        (61, 3, 96, 10**6 + 7, 1),
+        (126, 8, 128, 10**15 + 1, 2),  # beyond 2**63: int64 overflows, float64 rounds
+    ]
+    for args in cases:
+        n_layers, n_kv_heads, head_dim, n_tokens, bytes_per_value = args
+        want = 2 * n_layers * n_kv_heads * head_dim * n_tokens * bytes_per_value
+        got = student.kv_cache_bytes(*args)
+        hint = "cache-formula" if isinstance(got, (int, np.integer)) and int(got) * 2 == want else "integers"
+        expect_integer(got, want, what=f"kv_cache_bytes{args}", hint=hint)

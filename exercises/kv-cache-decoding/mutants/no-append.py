@@ -1,0 +1,13 @@
+import numpy as np
+
+
+def kv_cache_bytes(n_layers, n_kv_heads, head_dim, n_tokens, bytes_per_value):
+    return 2 * n_layers * n_kv_heads * head_dim * n_tokens * bytes_per_value
+
+
+def attend_step(x_t, cache, p):
+    q, k, v = x_t @ p["Wq"], x_t @ p["Wk"], x_t @ p["Wv"]
+    scores = cache["k"] @ q / np.sqrt(q.shape[0])
+    w = np.exp(scores - scores.max(initial=0.0))
+    out = (w / w.sum()) @ cache["v"] if len(w) else np.zeros_like(q)
+    return out, {"k": np.vstack([cache["k"], k[None]]), "v": np.vstack([cache["v"], v[None]])}

@@ -1,0 +1,87 @@
+"""``mlkata check``: does an exercise hold together? For authors and CI.
+
+An exercise is sound when it loads, its statement renders, its reference solution passes every
+check, its starter does not pass, and every known-wrong solution (mutant) fails, is caught by the
+checks it names and gets the hint it declares. All solutions run through the real grader.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from grader.exercise import Exercise
+from grader.grading import grade
+from grader.results import GradeResult, Reason, Status
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One verified property of an exercise."""
+
+    exercise: str
+    name: str
+    ok: bool
+    message: str
+    seconds: float
+
+
+def verify_exercise(exercise: Exercise, *, jailed: bool = True) -> list[Finding]:
+    findings = [Finding(exercise.slug, "statement renders", bool(exercise.statement_html), "", 0.0)]
+
+    def run(name: str, path_text: str) -> GradeResult:
+        return grade(exercise, path_text, jailed=jailed)
+
+    reference = run("reference", exercise.reference_path.read_text(encoding="utf-8"))
+    findings.append(
+        Finding(
+            exercise.slug,
+            "reference solution passes every check",
+            reference.status is Status.PASS,
+            _summary(reference),
+            reference.duration_ms / 1000,
+        )
+    )
+    starter = run("starter", exercise.starter)
+    findings.append(
+        Finding(
+            exercise.slug,
+            "starter does not pass",
+            starter.status is not Status.PASS and not _internal_errors(starter),
+            _summary(starter),
+            starter.duration_ms / 1000,
+        )
+    )
+    for name, path in exercise.mutant_paths().items():
+        spec = exercise.config.mutants[name]
+        result = run(name, path.read_text(encoding="utf-8"))
+        failing = {t.id for t in result.failing()}
+        problems = []
+        if result.status is Status.PASS:
+            problems.append("it passes every check")
+        missed = [c for c in spec.caught_by if c not in failing]
+        if missed:
+            problems.append(f"these checks should fail but pass: {', '.join(missed)}")
+        hints = {t.hint_id for t in result.failing()}
+        if result.status is not Status.PASS and spec.hint not in hints:
+            problems.append(f"no failing check gives the hint {spec.hint!r} (hints given: {sorted(h for h in hints if h)})")
+        problems += [f"check {t.id} crashed: {t.message}" for t in _internal_errors(result)]
+        findings.append(
+            Finding(
+                exercise.slug,
+                f"mutant {name} fails ({spec.mistake})",
+                not problems,
+                "; ".join(problems) or f"caught by {', '.join(sorted(failing)) or result.reason.value}",
+                result.duration_ms / 1000,
+            )
+        )
+    return findings
+
+
+def _internal_errors(result: GradeResult) -> list:  # type: ignore[type-arg]
+    return [t for t in result.tests if t.reason is Reason.INTERNAL_ERROR]
+
+
+def _summary(result: GradeResult) -> str:
+    lines = [f"{result.status.value}: {result.message or ''}"]
+    lines += [f"{t.id}: {t.message}" for t in result.failing()[:5]]
+    return "\n".join(lines)

@@ -1,0 +1,148 @@
+"""Command-line grading: ``mlkata grade`` for a solution, ``mlkata check`` for whole exercises."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from grader.authoring import Finding, verify_exercise
+from grader.exercise import Exercise, ExerciseError, load_exercise, load_exercises
+from grader.grading import grade
+from grader.junit import Case, cases_from_result, to_junit_xml
+from grader.results import GradeResult, Status
+from grader.sandbox import SandboxUnavailable, require_sandbox
+
+EXIT_PASS, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+DEFAULT_EXERCISES = Path(__file__).resolve().parent.parent / "exercises"
+
+app = typer.Typer(add_completion=False, no_args_is_help=True)
+ExercisesOption = Annotated[
+    Path,
+    typer.Option("--exercises", envvar="MLKATA_EXERCISES_DIR", help="Folder holding the exercise folders."),
+]
+TrustedOption = Annotated[
+    bool, typer.Option("--trusted", help="Run without the sandbox. Only for files you wrote yourself.")
+]
+
+
+def _stderr() -> Console:
+    return Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def _usage_error(message: str) -> typer.Exit:
+    _stderr().print(f"[bold red]error:[/] {escape(message)}")
+    return typer.Exit(EXIT_USAGE)
+
+
+def _load(exercises: Path, slug: str) -> Exercise:
+    path = exercises / slug
+    if not (path / "exercise.toml").is_file():
+        known = sorted(p.name for p in exercises.glob("*") if (p / "exercise.toml").is_file()) if exercises.is_dir() else []
+        raise _usage_error(f"no exercise {slug!r} in {exercises} (known: {', '.join(known) or 'none'})")
+    try:
+        return load_exercise(path)
+    except ExerciseError as exc:
+        raise _usage_error(str(exc)) from None
+
+
+def _require_sandbox(trusted: bool) -> None:
+    if trusted:
+        return
+    try:
+        require_sandbox()
+    except SandboxUnavailable as exc:
+        raise _usage_error(str(exc)) from None
+
+
+@app.command("grade")
+def grade_command(
+    path: Annotated[Path, typer.Argument(help="The solution file to grade.")],
+    exercise: Annotated[str, typer.Option("--exercise", "-e", help="The exercise's slug.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON document (the results contract).")] = False,
+    junit: Annotated[Path | None, typer.Option("--junit", help="Also write a JUnit XML report here.")] = None,
+    trusted: TrustedOption = False,
+    exercises: ExercisesOption = DEFAULT_EXERCISES,
+) -> None:
+    """Grade a solution. Exit 0 when every check passes, 1 when it fails, 2 on a usage problem."""
+    loaded = _load(exercises, exercise)
+    try:
+        source = path.read_bytes()
+    except OSError as exc:
+        raise _usage_error(f"cannot read {path}: {exc.strerror}") from None
+    _require_sandbox(trusted)
+    result = grade(loaded, source, jailed=not trusted)
+    if junit is not None:
+        junit.write_text(to_junit_xml(f"mlkata.{loaded.slug}", cases_from_result(result, loaded.slug)))
+    if as_json:
+        sys.stdout.write(json.dumps(result.to_json_dict(), ensure_ascii=False) + "\n")
+    else:
+        print_result(result, Console(highlight=False, soft_wrap=True))
+    raise typer.Exit(EXIT_PASS if result.status is Status.PASS else EXIT_FAIL)
+
+
+def print_result(result: GradeResult, console: Console) -> None:
+    """The human report: a line per check, the output, a summary."""
+    if result.output:
+        console.print("[dim]output while loading:[/]")
+        console.print(escape(result.output.rstrip()))
+    for test in result.tests:
+        mark = "[green]✓[/]" if test.status is Status.PASS else "[red]✗[/]"
+        console.print(f"{mark} {escape(test.name)}")
+        if test.message:
+            console.print("    " + escape(test.message).replace("\n", "\n    "))
+        if test.hint:
+            console.print(f"    [yellow]hint:[/] {escape(test.hint)}")
+        for key, value in (test.details or {}).items():
+            console.print(f"    [dim]{key}:[/] {escape(value)}")
+        if test.output:
+            console.print("    [dim]output:[/] " + escape(test.output.rstrip()).replace("\n", "\n    "))
+    passed = sum(t.status is Status.PASS for t in result.tests)
+    colour = {"pass": "green", "fail": "red", "error": "red"}[result.status.value]
+    summary = result.message or ""
+    if result.tests:
+        summary = f"{passed}/{len(result.tests)} checks passed"
+    console.print(f"[bold {colour}]{result.status.value.upper()}[/] {escape(summary)} · {result.duration_ms / 1000:.2f} s")
+    if not result.tests and result.message:
+        console.print(escape(result.message))
+
+
+@app.command("check")
+def check_command(
+    slugs: Annotated[list[str] | None, typer.Argument(help="Exercises to check (default: all).")] = None,
+    junit: Annotated[Path | None, typer.Option("--junit", help="Also write a JUnit XML report here.")] = None,
+    trusted: TrustedOption = False,
+    exercises: ExercisesOption = DEFAULT_EXERCISES,
+) -> None:
+    """Verify exercises: they load, the reference passes, the starter and every mutant fail."""
+    _require_sandbox(trusted)
+    console = Console(highlight=False, soft_wrap=True)
+    if slugs:
+        loaded = [_load(exercises, slug) for slug in slugs]
+    else:
+        try:
+            loaded = list(load_exercises(exercises).values())
+        except ExerciseError as exc:
+            raise _usage_error(str(exc)) from None
+    findings: list[Finding] = []
+    for exercise in loaded:
+        console.print(f"[bold]{escape(exercise.slug)}[/]")
+        for finding in verify_exercise(exercise, jailed=not trusted):
+            findings.append(finding)
+            mark = "[green]✓[/]" if finding.ok else "[red]✗[/]"
+            console.print(f"  {mark} {escape(finding.name)} [dim]({finding.seconds:.2f} s)[/]")
+            if not finding.ok:
+                console.print("      " + escape(finding.message).replace("\n", "\n      "))
+    if junit is not None:
+        cases = [Case(f.name, f"mlkata.check.{f.exercise}", f.seconds, None if f.ok else f.message) for f in findings]
+        junit.write_text(to_junit_xml("mlkata.check", cases))
+    bad = [f for f in findings if not f.ok]
+    console.print(f"{len(findings) - len(bad)}/{len(findings)} properties hold in {len(loaded)} exercise(s)")
+    raise typer.Exit(EXIT_FAIL if bad else EXIT_PASS)
+
+
