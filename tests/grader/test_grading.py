@@ -1,0 +1,190 @@
+"""Grading end to end through the real sandbox: verdicts, messages and events."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from grader.events import CheckFinished, Finished, OutputProduced, Started
+from grader.exercise import Exercise, load_exercise
+from grader.grading import grade
+from grader.results import Reason, Status
+
+CORRECT_BUT_DIFFERENT = '''
+import math
+import numpy as np
+
+
+def attend_step(x_t, cache, p):
+    """Written with explicit loops and math.exp instead of vectorised numpy."""
+    d = p["Wq"].shape[1]
+    q = np.einsum("i,ij->j", x_t, p["Wq"])
+    k = np.einsum("i,ij->j", x_t, p["Wk"])
+    v = np.einsum("i,ij->j", x_t, p["Wv"])
+    keys = np.concatenate([cache["k"], k.reshape(1, -1)], axis=0)
+    values = np.concatenate([cache["v"], v.reshape(1, -1)], axis=0)
+    scores = [float(np.dot(row, q)) / math.sqrt(d) for row in keys]
+    top = max(scores)
+    weights = [math.exp(s - top) for s in scores]
+    total = sum(weights)
+    out = np.zeros(d)
+    for w, row in zip(weights, values):
+        out += (w / total) * row
+    return out, {"v": values, "k": keys}
+
+
+def kv_cache_bytes(n_layers, n_kv_heads, head_dim, n_tokens, bytes_per_value):
+    total = 2
+    for factor in (n_layers, n_kv_heads, head_dim, n_tokens, bytes_per_value):
+        total *= factor
+    return total
+'''
+
+
+def test_the_kv_reference_passes_every_check(kv_exercise: Exercise) -> None:
+    result = grade(kv_exercise, kv_exercise.reference_path.read_text())
+    assert result.status is Status.PASS, result.message
+    assert result.reason is Reason.PASSED
+    assert [t.status for t in result.tests] == [Status.PASS] * len(kv_exercise.checks)
+    assert result.points == result.max_points > 0
+
+
+def test_a_correct_solution_written_differently_passes(kv_exercise: Exercise) -> None:
+    result = grade(kv_exercise, CORRECT_BUT_DIFFERENT)
+    assert result.status is Status.PASS, [t.message for t in result.failing()]
+
+
+def test_the_starter_fails_every_check_with_its_not_implemented_message(kv_exercise: Exercise) -> None:
+    result = grade(kv_exercise, kv_exercise.starter)
+    assert result.status is Status.FAIL
+    assert all(t.reason is Reason.RAISED for t in result.tests)
+    assert "raised NotImplementedError: compute q, k and v" in result.tests[0].message
+
+
+@pytest.mark.parametrize("mutant", ["no-scaling", "unstable-softmax", "global-state", "bytes-as-float"])
+def test_a_mutant_fails_with_its_hint(kv_exercise: Exercise, mutant: str) -> None:
+    spec = kv_exercise.config.mutants[mutant]
+    result = grade(kv_exercise, kv_exercise.mutant_paths()[mutant].read_text())
+    assert result.status is Status.FAIL
+    failing = {t.id: t for t in result.failing()}
+    assert set(spec.caught_by) <= set(failing)
+    assert kv_exercise.hint_text(spec.hint) in {t.hint for t in failing.values()}
+
+
+def test_a_syntax_error_reports_its_line_and_column(kv_exercise: Exercise) -> None:
+    result = grade(kv_exercise, "import numpy as np\n\ndef attend_step(x_t, cache, p)\n    return 1\n")
+    assert result.status is Status.ERROR
+    assert result.reason is Reason.SYNTAX_ERROR
+    assert result.location is not None and result.location.line == 3
+    assert result.message.startswith("SyntaxError on line 3: expected ':'")
+    assert result.tests == []
+
+
+def test_an_exception_while_loading_names_the_line(adder: Exercise) -> None:
+    result = grade(adder, "x = 1\ny = undefined_name\n")
+    assert result.reason is Reason.IMPORT_ERROR
+    assert "NameError: name 'undefined_name' is not defined (solution.py, line 2)" in result.message
+    assert result.location is not None and result.location.line == 2
+
+
+def test_a_missing_function_is_named_with_its_signature(adder: Exercise) -> None:
+    result = grade(adder, "def plus(a, b):\n    return a + b\n")
+    assert (result.status, result.reason) == (Status.ERROR, Reason.MISSING_FUNCTION)
+    assert result.message == "solution.py does not define add(a, b)."
+
+
+@pytest.mark.parametrize(
+    "source",
+    ["def add(a):\n    return a\n", "def add(a, b, c):\n    return a\n", "def add(a, b, *, c):\n    return a\n"],
+)
+def test_a_wrong_signature_is_refused_before_any_check(adder: Exercise, source: str) -> None:
+    result = grade(adder, source)
+    assert result.reason is Reason.WRONG_SIGNATURE
+    assert "cannot be called as add(a, b)" in result.message
+
+
+@pytest.mark.parametrize(
+    "source",
+    ["def add(a, b=0, c=0):\n    return a + b\n", "def add(*args):\n    return sum(args)\n", "add = max\n"],
+)
+def test_compatible_signatures_are_accepted(adder: Exercise, source: str) -> None:
+    assert grade(adder, source).reason is not Reason.WRONG_SIGNATURE
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        (b"def add(a, b):\n    return a + b  # \xff\n", "solution.py is not valid UTF-8: byte 0xff on line 2."),
+        (b"def add(a, b):\n\n    return a\x00 + b\n", "solution.py contains a NUL byte on line 3."),
+        (b"#" * (65 * 1024), "solution.py is 65 KiB; the limit is 64 KiB."),
+    ],
+)
+def test_unusable_sources_get_a_specific_message(adder: Exercise, source: bytes, message: str) -> None:
+    result = grade(adder, source)
+    assert (result.status, result.reason, result.message) == (Status.ERROR, Reason.INVALID_SOURCE, message)
+
+
+def test_an_exception_in_a_call_fails_that_check_with_the_traceback(adder: Exercise) -> None:
+    source = "def add(a, b):\n    if a > 100:\n        raise ValueError('too big')\n    return a + b\n"
+    result = grade(adder, source)
+    small, huge = result.tests
+    assert small.status is Status.PASS
+    assert (huge.status, huge.reason) == (Status.FAIL, Reason.RAISED)
+    assert huge.message.startswith("add() raised ValueError: too big (solution.py, line 3)")
+    assert "raise ValueError('too big')" in huge.message
+
+
+def test_public_checks_show_their_call_and_values_and_hidden_ones_do_not(adder: Exercise) -> None:
+    result = grade(adder, "def add(a, b):\n    return a - b\n")
+    small, huge = result.tests
+    assert small.details == {"call": "add(2, 3)", "expected": "5", "got": "-1"}
+    assert small.hint == "Use the + operator."
+    assert huge.status is Status.FAIL and huge.details is None
+
+
+def test_output_is_kept_per_check_and_never_parsed(adder: Exercise) -> None:
+    source = 'print("loading")\ndef add(a, b):\n    print("12 passed, 0 failed")\n    return 0\n'
+    result = grade(adder, source)
+    assert result.status is Status.FAIL
+    assert result.output == "loading\n"
+    assert [t.output for t in result.tests] == ["12 passed, 0 failed\n"] * 2
+
+
+def test_events_arrive_in_order_as_checks_finish(adder: Exercise) -> None:
+    events: list[tuple[float, object]] = []
+    result = grade(adder, 'print("hi")\ndef add(a, b):\n    return a + b\n',
+                   on_event=lambda e: events.append((time.monotonic(), e)))  # fmt: skip
+    kinds = [type(e) for _, e in events]
+    assert kinds == [Started, OutputProduced, CheckFinished, CheckFinished, Finished]
+    assert [e.index for _, e in events if isinstance(e, CheckFinished)] == [0, 1]
+    assert events[-1][1].result == result
+
+
+def test_an_endless_loop_times_out_and_later_checks_are_not_run(make_exercise: Callable[..., Path]) -> None:
+    exercise = load_exercise(make_exercise(time_seconds=1))
+    began = time.monotonic()
+    result = grade(exercise, "def add(a, b):\n    while True:\n        pass\n")
+    assert time.monotonic() - began < 5
+    first, second = result.tests
+    assert (first.status, first.reason) == (Status.ERROR, Reason.TIMEOUT)
+    assert first.message.startswith("Time limit exceeded during add()")
+    assert (second.reason, second.message) == (Reason.NOT_RUN, "Not run: the time limit was reached in an earlier check.")
+    assert result.reason is Reason.TIMEOUT
+
+
+def test_a_crash_in_one_check_does_not_hide_the_next(adder: Exercise) -> None:
+    source = "import os\ndef add(a, b):\n    if a == 2:\n        os._exit(0)\n    return a + b\n"
+    result = grade(adder, source)
+    first, second = result.tests
+    assert (first.status, first.reason) == (Status.FAIL, Reason.EXITED)
+    assert "exit code 0" in first.message
+    assert second.status is Status.PASS
+
+
+def test_trusted_mode_gives_the_same_verdicts_without_the_sandbox(kv_exercise: Exercise) -> None:
+    jailed = grade(kv_exercise, kv_exercise.mutant_paths()["no-scaling"].read_text())
+    trusted = grade(kv_exercise, kv_exercise.mutant_paths()["no-scaling"].read_text(), jailed=False)
+    assert [(t.id, t.status) for t in trusted.tests] == [(t.id, t.status) for t in jailed.tests]
