@@ -63,7 +63,9 @@ def verify_exercise(exercise: Exercise, *, jailed: bool = True) -> list[Finding]
             problems.append(f"these checks should fail but pass: {', '.join(missed)}")
         hints = {t.hint_id for t in result.failing()}
         if result.status is not Status.PASS and spec.hint not in hints:
-            problems.append(f"no failing check gives the hint {spec.hint!r} (hints given: {sorted(h for h in hints if h)})")
+            problems.append(
+                f"no failing check gives the hint {spec.hint!r} (hints given: {sorted(h for h in hints if h)})"
+            )
         problems += [f"check {t.id} crashed: {t.message}" for t in _internal_errors(result)]
         findings.append(
             Finding(

@@ -40,7 +40,7 @@ class Check:
     function: CheckFunction
 
 
-class CheckFailed(AssertionError):  # noqa: N818  (reads as a verdict: "check failed")
+class CheckFailed(AssertionError):
     """Raised inside a check when the solution's behaviour is wrong."""
 
     def __init__(self, message: str, *, hint: str | None = None, expected: Any = None, got: Any = None) -> None:

@@ -43,7 +43,9 @@ def _usage_error(message: str) -> typer.Exit:
 def _load(exercises: Path, slug: str) -> Exercise:
     path = exercises / slug
     if not (path / "exercise.toml").is_file():
-        known = sorted(p.name for p in exercises.glob("*") if (p / "exercise.toml").is_file()) if exercises.is_dir() else []
+        known = (
+            sorted(p.name for p in exercises.glob("*") if (p / "exercise.toml").is_file()) if exercises.is_dir() else []
+        )
         raise _usage_error(f"no exercise {slug!r} in {exercises} (known: {', '.join(known) or 'none'})")
     try:
         return load_exercise(path)
@@ -107,7 +109,9 @@ def print_result(result: GradeResult, console: Console) -> None:
     summary = result.message or ""
     if result.tests:
         summary = f"{passed}/{len(result.tests)} checks passed"
-    console.print(f"[bold {colour}]{result.status.value.upper()}[/] {escape(summary)} · {result.duration_ms / 1000:.2f} s")
+    console.print(
+        f"[bold {colour}]{result.status.value.upper()}[/] {escape(summary)} · {result.duration_ms / 1000:.2f} s"
+    )
     if not result.tests and result.message:
         console.print(escape(result.message))
 
@@ -144,5 +148,3 @@ def check_command(
     bad = [f for f in findings if not f.ok]
     console.print(f"{len(findings) - len(bad)}/{len(findings)} properties hold in {len(loaded)} exercise(s)")
     raise typer.Exit(EXIT_FAIL if bad else EXIT_PASS)
-
-

@@ -208,4 +208,3 @@ def _cross_check(path: Path, config: ExerciseConfig, checks: list[Check], proble
         for check_id in mutant.caught_by:
             if check_id not in ids:
                 problems.append(f"exercise.toml: mutants.{name}.caught_by: no check named {check_id!r}")
-

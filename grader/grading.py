@@ -137,7 +137,7 @@ def _size(n: int) -> str:
     return f"{n / (1 << 20):.1f} MiB" if n >= 1 << 20 else f"{n / 1024:.0f} KiB" if n >= 1024 else f"{n} bytes"
 
 
-class _LoadFailed(Exception):  # noqa: N818
+class _LoadFailed(Exception):
     def __init__(self, reason: Reason, message: str, location: Location | None = None) -> None:
         super().__init__(message)
         self.reason, self.message, self.location = reason, message, location
@@ -167,8 +167,14 @@ class _Runs:
                 Reason.SYNTAX_ERROR, f"{exc.type} on line {exc.line}: {exc.message}{pointer}", location
             ) from None
         except SolutionRaised as exc:
-            reason = Reason.MEMORY_LIMIT if exc.type == "MemoryError" else Reason.IMPORT_ERROR
             location = Location(line=exc.line) if exc.line else None
+            if exc.type == "SystemExit":
+                message = (
+                    f"solution.py called sys.exit({exc.message}) while loading, on line {exc.line}; "
+                    "it should only define its functions."
+                )
+                raise _LoadFailed(Reason.EXITED, message, location) from None
+            reason = Reason.MEMORY_LIMIT if exc.type == "MemoryError" else Reason.IMPORT_ERROR
             raise _LoadFailed(reason, exc.describe("solution.py, while loading,"), location) from None
         except RunnerDied as died:
             verdict = _died_verdict(died, "while loading solution.py", self.exercise)
@@ -233,7 +239,11 @@ def _run_check(exercise: Exercise, check: Check, runs: _Runs) -> tuple[CheckResu
             details = _public_details(student.log.last(), failed.expected, failed.got)
     except SolutionRaised as exc:
         name = _current_call(student)
-        if exc.type == "MemoryError":
+        if exc.type == "SystemExit":
+            verdict = _Verdict(Status.FAIL, Reason.EXITED,
+                               f"{name} called sys.exit({exc.message}) on line {exc.line}; "
+                               "functions must return their result instead of exiting.")  # fmt: skip
+        elif exc.type == "MemoryError":
             verdict = _Verdict(Status.ERROR, Reason.MEMORY_LIMIT,
                                f"Memory limit exceeded: {name} ran out of memory "
                                f"(the limit is {exercise.limits.memory_mb} MB).")  # fmt: skip
@@ -242,8 +252,8 @@ def _run_check(exercise: Exercise, check: Check, runs: _Runs) -> tuple[CheckResu
         if check.public:
             details = _public_details(student.log.last(), None, None)
     except UnsupportedValue as exc:
-        verdict = _Verdict(Status.FAIL, Reason.UNSUPPORTED_VALUE,
-                           f"{_current_call(student)} returned a value that cannot be checked: {exc.detail}.")  # fmt: skip
+        message = f"{_current_call(student)} returned a value that cannot be checked: {exc.detail}."
+        verdict = _Verdict(Status.FAIL, Reason.UNSUPPORTED_VALUE, message)
     except RunnerDied as died:
         verdict = _died_verdict(died, f"during {_current_call(student)}", exercise)
         fatal = died.ending in _FATAL_ENDINGS
@@ -281,18 +291,23 @@ def _died_verdict(died: RunnerDied, when: str, exercise: Exercise) -> _Verdict:
                             f"Time limit exceeded {when}: the run may take {limits.time_seconds:g} s in all "
                             "(an infinite loop, or a very slow solution?).")  # fmt: skip
         case Ending.CPU_LIMIT:
-            return _Verdict(Status.ERROR, Reason.CPU_LIMIT,
-                            f"CPU time limit exceeded {when} ({limits.time_seconds:g} s of CPU).")
+            return _Verdict(
+                Status.ERROR, Reason.CPU_LIMIT, f"CPU time limit exceeded {when} ({limits.time_seconds:g} s of CPU)."
+            )
         case Ending.OUTPUT_LIMIT:
             return _Verdict(Status.ERROR, Reason.OUTPUT_LIMIT,
                             f"Output limit exceeded {when}: the solution printed more than "
                             f"{limits.output_kb} KiB.")  # fmt: skip
         case Ending.REPLY_TOO_LARGE:
-            return _Verdict(Status.FAIL, Reason.REPLY_TOO_LARGE,
-                            f"The value returned {when} is larger than {limits.reply_mb} MB.")
+            return _Verdict(
+                Status.FAIL, Reason.REPLY_TOO_LARGE, f"The value returned {when} is larger than {limits.reply_mb} MB."
+            )
         case Ending.MALFORMED_REPLY:
-            return _Verdict(Status.FAIL, Reason.UNSUPPORTED_VALUE,
-                            f"The solution's answer {when} could not be read ({died.detail}).")
+            return _Verdict(
+                Status.FAIL,
+                Reason.UNSUPPORTED_VALUE,
+                f"The solution's answer {when} could not be read ({died.detail}).",
+            )
         case Ending.EXITED:
             return _Verdict(Status.FAIL, Reason.EXITED,
                             f"The solution ended its process {when} (exit code {died.exit_code}); "
@@ -302,8 +317,9 @@ def _died_verdict(died: RunnerDied, when: str, exercise: Exercise) -> _Verdict:
                             f"The solution was killed {when} (SIGKILL), most likely for using more than "
                             f"{limits.memory_mb} MB of memory.")  # fmt: skip
         case _:
-            return _Verdict(Status.ERROR, Reason.CRASHED,
-                            f"The solution crashed {when} ({died.signal_name or 'unknown signal'}).")
+            return _Verdict(
+                Status.ERROR, Reason.CRASHED, f"The solution crashed {when} ({died.signal_name or 'unknown signal'})."
+            )
 
 
 def _public_details(last_call: tuple[str, tuple[Any, ...]] | None, expected: Any, got: Any) -> dict[str, str]:
@@ -323,4 +339,3 @@ def show_value(value: Any, limit: int = 600) -> str:
     with np.printoptions(precision=4, threshold=24, edgeitems=3, suppress=True):
         text = repr(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
-

@@ -50,13 +50,13 @@ def to_junit_xml(suite_name: str, cases: Iterable[Case]) -> str:
     for case in cases:
         element = ET.SubElement(suite, "testcase", name=case.name, classname=case.classname, time=f"{case.seconds:.3f}")
         if case.failure is not None:
-            ET.SubElement(element, "failure", message=case.failure.splitlines()[0] if case.failure else "").text = (
-                case.failure
-            )
+            ET.SubElement(
+                element, "failure", message=case.failure.splitlines()[0] if case.failure else ""
+            ).text = case.failure
         if case.error is not None:
-            ET.SubElement(element, "error", message=(case.error or "").splitlines()[0] if case.error else "").text = (
-                case.error
-            )
+            ET.SubElement(
+                element, "error", message=(case.error or "").splitlines()[0] if case.error else ""
+            ).text = case.error
         if case.output:
             ET.SubElement(element, "system-out").text = case.output
     ET.indent(suite)

@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 
-class Status(str, enum.Enum):
+class Status(enum.StrEnum):
     """Exercism's three statuses, for a run and for each check."""
 
     PASS = "pass"
@@ -21,7 +21,7 @@ class Status(str, enum.Enum):
     ERROR = "error"
 
 
-class Reason(str, enum.Enum):
+class Reason(enum.StrEnum):
     """Why a check or a run ended as it did: one value per thing a student can fix."""
 
     PASSED = "passed"

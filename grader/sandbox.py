@@ -19,6 +19,7 @@ and the kernel then kills every process left in the pid namespace, daemons inclu
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import importlib.util
 import os
@@ -59,7 +60,7 @@ class Ending(enum.Enum):
 
 
 @dataclass(frozen=True)
-class RunnerDied(Exception):  # noqa: N818  (an outcome, not a programming error)
+class RunnerDied(Exception):
     """The runner ended, or was stopped, before it sent a reply."""
 
     ending: Ending
@@ -134,7 +135,7 @@ class RunnerProcess:
             command = [sys.executable, "-I", "-B", "-u", str(RUNNER_DIR / "main.py"), *runner_args]
         command = [*_rlimit_prefix(limits), *command]
         try:
-            self._process = subprocess.Popen(  # noqa: S603  (a fixed command line built above)
+            self._process = subprocess.Popen(
                 command,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
@@ -262,19 +263,15 @@ class RunnerProcess:
     def kill(self) -> None:
         """Kill the whole sandbox (bwrap, its init and so every process in its pid namespace)."""
         if self._process.poll() is None:
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.killpg(self._process.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
             self._process.wait()
 
     def close(self) -> None:
         self.kill()
         for fd in (self._request_w, self._reply_r):
-            try:
+            with contextlib.suppress(OSError):
                 os.close(fd)
-            except OSError:
-                pass
         self._selector.close()
         for stream in (self._process.stdout, self._process.stderr):
             if stream is not None:

@@ -16,7 +16,7 @@ from runner import wire
 
 
 @dataclass(frozen=True)
-class SolutionRaised(Exception):  # noqa: N818  (an outcome: the student's code raised)
+class SolutionRaised(Exception):
     """The solution raised an exception (while loading, or inside a call)."""
 
     type: str
@@ -26,12 +26,16 @@ class SolutionRaised(Exception):  # noqa: N818  (an outcome: the student's code 
 
     def describe(self, context: str) -> str:
         where = f" (solution.py, line {self.line})" if self.line else ""
-        text = f"{context} raised {self.type}: {self.message}{where}" if self.message else f"{context} raised {self.type}{where}"
+        text = (
+            f"{context} raised {self.type}: {self.message}{where}"
+            if self.message
+            else f"{context} raised {self.type}{where}"
+        )
         return f"{text}\n{self.traceback}" if self.traceback else text
 
 
 @dataclass(frozen=True)
-class SolutionSyntaxError(Exception):  # noqa: N818
+class SolutionSyntaxError(Exception):
     type: str
     message: str
     line: int | None
@@ -40,7 +44,7 @@ class SolutionSyntaxError(Exception):  # noqa: N818
 
 
 @dataclass(frozen=True)
-class UnsupportedValue(Exception):  # noqa: N818
+class UnsupportedValue(Exception):
     """The solution returned a value that cannot cross the boundary (an object, an ndarray subclass…)."""
 
     detail: str

@@ -12,6 +12,7 @@ Usage: ``python -I [-S] main.py REQUEST_FD REPLY_FD MAX_REQUEST_BYTES [SYS_PATH 
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import linecache
 import os
@@ -70,7 +71,7 @@ def _load(source: str, functions: list[str]) -> tuple[types.ModuleType | None, d
     module.__file__ = SOLUTION_FILENAME
     sys.modules["solution"] = module
     try:
-        exec(code, module.__dict__)
+        exec(code, module.__dict__)  # noqa: S102  (running the solution is this program's job)
     except BaseException as exc:  # noqa: BLE001  (SystemExit too: a solution must not exit)
         return None, {"raised": _describe_exception(exc)}
     return module, {"ok": True, "functions": {name: _describe_function(module, name) for name in functions}}
@@ -95,8 +96,14 @@ def _describe_function(module: types.ModuleType, name: str) -> dict[str, Any] | 
 def _call(module: types.ModuleType, name: str, args: list[Any], return_args: bool) -> dict[str, Any]:
     function = module.__dict__.get(name)
     if not callable(function):
-        return {"raised": {"type": "AttributeError", "message": f"solution.py has no function {name}", "line": None,
-                           "traceback": ""}}
+        return {
+            "raised": {
+                "type": "AttributeError",
+                "message": f"solution.py has no function {name}",
+                "line": None,
+                "traceback": "",
+            }
+        }
     try:
         value = function(*args)
     except BaseException as exc:  # noqa: BLE001
@@ -125,10 +132,8 @@ def _describe_exception(exc: BaseException) -> dict[str, Any]:
 
 def _flush_output() -> None:
     for stream in (sys.stdout, sys.stderr):
-        try:
+        with contextlib.suppress(BaseException):  # the student may have replaced or closed it
             stream.flush()
-        except BaseException:  # noqa: BLE001,S110  (the student may have replaced or closed it)
-            pass
 
 
 if __name__ == "__main__":

@@ -32,7 +32,7 @@ time_seconds = {time_seconds}
 plus = "Use the + operator."
 """
 
-ADDER_CHECKS = '''\
+ADDER_CHECKS = """\
 from grader.checks import check
 from grader.expect import expect_integer
 
@@ -45,7 +45,7 @@ def small_numbers(student):
 @check("Adds huge numbers exactly")
 def huge_numbers(student):
     expect_integer(student.add(10**30, 1), 10**30 + 1, what="add(10**30, 1)")
-'''
+"""
 
 ADDER_FILES = {
     "statement.md": "Write `add(a, b)`, returning $a + b$.\n",

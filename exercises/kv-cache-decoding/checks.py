@@ -187,7 +187,11 @@ def input_cache_unchanged(student: Student) -> None:
     expect_dict(cache_after, ["k", "v"], what="the cache passed in, after the call", hint="no-mutation")
     for key in ("k", "v"):
         after = cache_after[key]
-        if not isinstance(after, np.ndarray) or after.shape != cache[key].shape or not np.array_equal(after, cache[key]):
+        if (
+            not isinstance(after, np.ndarray)
+            or after.shape != cache[key].shape
+            or not np.array_equal(after, cache[key])
+        ):
             fail(f'attend_step changed cache["{key}"] (it should build a new cache and leave this one as it was)',
                  hint="no-mutation")  # fmt: skip
     for name, weight in p.items():

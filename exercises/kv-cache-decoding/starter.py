@@ -1,4 +1,4 @@
-import numpy as np
+import numpy as np  # noqa: F401  (you will need it)
 
 
 def attend_step(x_t, cache, p):

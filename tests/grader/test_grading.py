@@ -171,7 +171,10 @@ def test_an_endless_loop_times_out_and_later_checks_are_not_run(make_exercise: C
     first, second = result.tests
     assert (first.status, first.reason) == (Status.ERROR, Reason.TIMEOUT)
     assert first.message.startswith("Time limit exceeded during add()")
-    assert (second.reason, second.message) == (Reason.NOT_RUN, "Not run: the time limit was reached in an earlier check.")
+    assert (second.reason, second.message) == (
+        Reason.NOT_RUN,
+        "Not run: the time limit was reached in an earlier check.",
+    )
     assert result.reason is Reason.TIMEOUT
 
 

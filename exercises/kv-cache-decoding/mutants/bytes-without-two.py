@@ -10,6 +10,5 @@ def attend_step(x_t, cache, p):
     return (w / w.sum()) @ values, {"k": keys, "v": values}
 
 
-
 def kv_cache_bytes(n_layers, n_kv_heads, head_dim, n_tokens, bytes_per_value):
     return n_layers * n_kv_heads * head_dim * n_tokens * bytes_per_value

@@ -1,0 +1,14 @@
+import numpy as np
+
+
+def kv_cache_bytes(n_layers, n_kv_heads, head_dim, n_tokens, bytes_per_value):
+    return 2 * n_layers * n_kv_heads * head_dim * n_tokens * bytes_per_value
+
+
+def attend_step(x_t, cache, p):
+    q, k, v = x_t @ p["Wq"], x_t @ p["Wk"], x_t @ p["Wv"]
+    keys = np.vstack([cache["k"], k[None]])
+    values = np.vstack([cache["v"], v[None]])
+    scores = keys @ q
+    w = np.exp(scores - scores.max())
+    return (w / w.sum()) @ values, {"k": keys, "v": values}

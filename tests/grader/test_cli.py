@@ -1,0 +1,83 @@
+"""The ``mlkata`` command as a user runs it: output, JSON, JUnit and exit codes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from collections.abc import Callable
+from pathlib import Path
+
+from tests.conftest import EXERCISES_DIR, KV_SLUG
+
+MLKATA = str(Path(sys.executable).with_name("mlkata"))
+REFERENCE = EXERCISES_DIR / KV_SLUG / "reference.py"
+
+
+def mlkata(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([MLKATA, *args], capture_output=True, text=True, timeout=120, check=False)
+
+
+def test_grade_prints_one_line_per_check_and_exits_0_on_pass() -> None:
+    run = mlkata("grade", str(REFERENCE), "--exercise", KV_SLUG)
+    assert run.returncode == 0
+    lines = run.stdout.splitlines()
+    assert lines[0] == "✓ The worked example from the statement"
+    assert sum(line.startswith("✓ ") for line in lines) == 12
+    assert lines[-1].startswith("PASS 12/12 checks passed · ")
+
+
+def test_grade_json_prints_exactly_one_document_and_exits_1_on_fail(tmp_path: Path) -> None:
+    solution = tmp_path / "solution.py"
+    solution.write_text((EXERCISES_DIR / KV_SLUG / "mutants" / "no-scaling.py").read_text())
+    run = mlkata("grade", str(solution), "--exercise", KV_SLUG, "--json")
+    assert run.returncode == 1
+    document = json.loads(run.stdout)
+    assert document["status"] == "fail"
+    assert "worked_example" in {t["id"] for t in document["tests"] if t["status"] == "fail"}
+
+
+def test_grade_writes_junit_xml(tmp_path: Path) -> None:
+    report = tmp_path / "report.xml"
+    run = mlkata("grade", str(EXERCISES_DIR / KV_SLUG / "starter.py"), "-e", KV_SLUG, "--junit", str(report))
+    assert run.returncode == 1
+    suite = ET.parse(report).getroot()
+    assert suite.tag == "testsuite" and suite.get("tests") == "12" and suite.get("failures") == "12"
+    assert "NotImplementedError" in suite.find("testcase/failure").text
+
+
+def test_a_syntax_error_is_shown_with_its_line(tmp_path: Path) -> None:
+    solution = tmp_path / "solution.py"
+    solution.write_text("def attend_step(x_t, cache, p):\n    return (\n")
+    run = mlkata("grade", str(solution), "-e", KV_SLUG)
+    assert run.returncode == 1
+    assert "SyntaxError on line 2: '(' was never closed" in run.stdout
+
+
+def test_usage_problems_exit_2_with_a_message(tmp_path: Path) -> None:
+    unknown = mlkata("grade", str(REFERENCE), "--exercise", "no-such-exercise")
+    assert unknown.returncode == 2
+    assert "no exercise 'no-such-exercise'" in unknown.stderr and KV_SLUG in unknown.stderr
+    missing = mlkata("grade", str(tmp_path / "nope.py"), "--exercise", KV_SLUG)
+    assert missing.returncode == 2
+    assert "cannot read" in missing.stderr
+
+
+def test_check_passes_on_the_shipped_exercises_and_writes_junit(tmp_path: Path) -> None:
+    report = tmp_path / "check.xml"
+    run = mlkata("check", KV_SLUG, "--junit", str(report))
+    assert run.returncode == 0, run.stdout
+    assert "✓ reference solution passes every check" in run.stdout
+    suite = ET.parse(report).getroot()
+    assert int(suite.get("tests")) >= 15 and suite.get("failures") == "0"
+
+
+def test_check_fails_when_a_mutant_is_not_caught(make_exercise: Callable[..., Path]) -> None:
+    folder = make_exercise(files={"mutants/same.py": "def add(a, b):\n    return b + a\n"})
+    with (folder / "exercise.toml").open("a") as toml:
+        toml.write('\n[mutants.same]\nmistake = "adds in the other order"\nhint = "plus"\n')
+    run = mlkata("check", "--exercises", str(folder.parent))
+    assert run.returncode == 1
+    assert "✗ mutant same fails (adds in the other order)" in run.stdout
+    assert "it passes every check" in run.stdout
