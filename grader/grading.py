@@ -106,7 +106,9 @@ def _grade(exercise: Exercise, source: str | bytes, jailed: bool, emit: EventSin
     )  # fmt: skip
 
 
-_RUN_STOPPERS = {Reason.TIMEOUT, Reason.CPU_LIMIT, Reason.OUTPUT_LIMIT, Reason.MEMORY_LIMIT, Reason.CRASHED}
+_RUN_STOPPERS = {
+    Reason.TIMEOUT, Reason.CPU_LIMIT, Reason.OUTPUT_LIMIT, Reason.MEMORY_LIMIT, Reason.CRASHED, Reason.BLOCKED_SYSCALL
+}  # fmt: skip
 
 
 def _stopped_because(reason: Reason) -> str:
@@ -225,13 +227,14 @@ def _run_check(exercise: Exercise, check: Check, runs: _Runs) -> tuple[CheckResu
     """Run one check; return its result and whether the run must stop."""
     student = Student(exercise.function_names, runs.current)
     began = time.monotonic()
-    hint_id: str | None = check.hint
+    # A hint is advice about the solution's logic: it goes with wrong answers and exceptions only,
+    # never with limits, crashes or sandbox refusals.
+    hint_id: str | None = None
     details: dict[str, str] | None = None
     fatal = False
     try:
         check.function(student)
         verdict = _Verdict(Status.PASS, Reason.PASSED, "")
-        hint_id = None
     except CheckFailed as failed:
         verdict = _Verdict(Status.FAIL, Reason.WRONG_ANSWER, failed.message)
         hint_id = failed.hint or check.hint
@@ -249,11 +252,13 @@ def _run_check(exercise: Exercise, check: Check, runs: _Runs) -> tuple[CheckResu
                                f"(the limit is {exercise.limits.memory_mb} MB).")  # fmt: skip
         else:
             verdict = _Verdict(Status.FAIL, Reason.RAISED, exc.describe(name))
+            hint_id = check.hint
         if check.public:
             details = _public_details(student.log.last(), None, None)
     except UnsupportedValue as exc:
         message = f"{_current_call(student)} returned a value that cannot be checked: {exc.detail}."
         verdict = _Verdict(Status.FAIL, Reason.UNSUPPORTED_VALUE, message)
+        hint_id = check.hint
     except RunnerDied as died:
         verdict = _died_verdict(died, f"during {_current_call(student)}", exercise)
         fatal = died.ending in _FATAL_ENDINGS
@@ -272,8 +277,7 @@ def _run_check(exercise: Exercise, check: Check, runs: _Runs) -> tuple[CheckResu
         name=check.title, id=check.id, status=verdict.status, reason=verdict.reason,
         message=verdict.message or None, output=output or None, public=check.public,
         points=check.points if verdict.status is Status.PASS else 0, duration_ms=duration,
-        hint=exercise.hint_text(hint_id) if verdict.status is not Status.PASS else None,
-        hint_id=hint_id if verdict.status is not Status.PASS else None, details=details,
+        hint=exercise.hint_text(hint_id), hint_id=hint_id, details=details,
     )  # fmt: skip
     return result, fatal
 
@@ -312,6 +316,10 @@ def _died_verdict(died: RunnerDied, when: str, exercise: Exercise) -> _Verdict:
             return _Verdict(Status.FAIL, Reason.EXITED,
                             f"The solution ended its process {when} (exit code {died.exit_code}); "
                             "functions must return their result instead of exiting.")  # fmt: skip
+        case Ending.BLOCKED_SYSCALL:
+            return _Verdict(Status.ERROR, Reason.BLOCKED_SYSCALL,
+                            f"The solution was stopped {when}: it made a system call the sandbox forbids "
+                            "(such as ptrace, mount or unshare). Solutions need only computation.")  # fmt: skip
         case Ending.SIGNALLED if died.signal_name == "SIGKILL":
             return _Verdict(Status.ERROR, Reason.MEMORY_LIMIT,
                             f"The solution was killed {when} (SIGKILL), most likely for using more than "

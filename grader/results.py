@@ -31,6 +31,7 @@ class Reason(enum.StrEnum):
     REPLY_TOO_LARGE = "reply_too_large"
     EXITED = "exited"
     CRASHED = "crashed"
+    BLOCKED_SYSCALL = "blocked_syscall"
     TIMEOUT = "timeout"
     CPU_LIMIT = "cpu_limit"
     MEMORY_LIMIT = "memory_limit"

@@ -32,6 +32,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from grader import seccomp_policy
 from grader.limits import Limits
 from grader.sandbox_uids import UidSlot, acquire_uid_slot
 from runner import wire
@@ -57,6 +58,7 @@ class Ending(enum.Enum):
     MALFORMED_REPLY = "malformed_reply"
     EXITED = "exited"
     SIGNALLED = "signalled"
+    BLOCKED_SYSCALL = "blocked_syscall"
 
 
 @dataclass(frozen=True)
@@ -128,9 +130,12 @@ class RunnerProcess:
         os.set_inheritable(request_r, True)
         os.set_inheritable(reply_w, True)
         runner_args = [str(request_r), str(reply_w), str(_MAX_REQUEST_BYTES)]
+        inherited = [request_r, reply_w]
         if jailed:
             self._slot = acquire_uid_slot() if os.geteuid() == 0 else None
-            command = _jail_command(require_sandbox(), limits, self._slot, runner_args)
+            seccomp_fd = seccomp_policy.filter_fd()
+            inherited.append(seccomp_fd)
+            command = _jail_command(require_sandbox(), limits, self._slot, runner_args, seccomp_fd)
         else:
             command = [sys.executable, "-I", "-B", "-u", str(RUNNER_DIR / "main.py"), *runner_args]
         command = [*_rlimit_prefix(limits), *command]
@@ -140,13 +145,13 @@ class RunnerProcess:
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
-                pass_fds=(request_r, reply_w),
+                pass_fds=inherited,
                 start_new_session=True,
                 env=_runner_environment(),
             )
         finally:
-            os.close(request_r)
-            os.close(reply_w)
+            for fd in inherited:
+                os.close(fd)
         assert self._process.stdout is not None and self._process.stderr is not None
         self._streams = {self._process.stdout.fileno(): "stdout", self._process.stderr.fileno(): "stderr"}
         for fd in (self._request_w, self._reply_r, *self._streams):
@@ -251,6 +256,8 @@ class RunnerProcess:
         if not signum:
             raise RunnerDied(Ending.EXITED, exit_code=code)
         cpu_limit = max(1, int(self.limits.time_seconds + 0.999))
+        if signum == signal.SIGSYS:
+            raise RunnerDied(Ending.BLOCKED_SYSCALL, signal_name=_signal_name(signum))
         if signum == signal.SIGXCPU or (signum == signal.SIGKILL and self._cpu_seconds >= cpu_limit - 0.05):
             raise RunnerDied(Ending.CPU_LIMIT, signal_name=_signal_name(signum))
         raise RunnerDied(Ending.SIGNALLED, signal_name=_signal_name(signum))
@@ -322,7 +329,9 @@ def _numpy_dirs() -> list[Path]:
     return [numpy_dir, libs] if libs.is_dir() else [numpy_dir]
 
 
-def _jail_command(bwrap: str, limits: Limits, slot: UidSlot | None, runner_args: list[str]) -> list[str]:
+def _jail_command(
+    bwrap: str, limits: Limits, slot: UidSlot | None, runner_args: list[str], seccomp_fd: int
+) -> list[str]:
     python = Path(sys.executable).resolve()
     prefix = Path(sys.base_prefix).resolve()
     scratch = str(limits.scratch_mb << 20)
@@ -357,6 +366,7 @@ def _jail_command(bwrap: str, limits: Limits, slot: UidSlot | None, runner_args:
         "--size", scratch, "--perms", "1777", "--tmpfs", "/tmp",
         "--size", scratch, "--perms", "1777", "--tmpfs", "/dev/shm",
         "--chdir", "/tmp",
+        "--seccomp", str(seccomp_fd),
         "--clearenv",
         "--setenv", "PATH", "/usr/bin:/bin",
         "--setenv", "HOME", "/tmp",

@@ -95,7 +95,8 @@ def _plain_array(array: np.ndarray) -> np.ndarray:
         array = array.astype(dtype)
     if dtype.str not in ALLOWED_DTYPES:
         raise WireError(f"arrays of dtype {array.dtype} cannot be sent; use a numeric dtype")
-    return np.ascontiguousarray(array)
+    # Not np.ascontiguousarray: it turns 0-d arrays (and so numpy scalars) into shape (1,).
+    return array if array.flags.c_contiguous else array.copy(order="C")
 
 
 # --------------------------------------------------------------------------- decoding
