@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from grader.authoring import Finding, verify_exercise
+from grader.doctor import examine
 from grader.exercise import Exercise, ExerciseError, load_exercise, load_exercises
 from grader.grading import grade
 from grader.junit import Case, cases_from_result, to_junit_xml
@@ -148,3 +149,19 @@ def check_command(
     bad = [f for f in findings if not f.ok]
     console.print(f"{len(findings) - len(bad)}/{len(findings)} properties hold in {len(loaded)} exercise(s)")
     raise typer.Exit(EXIT_FAIL if bad else EXIT_PASS)
+
+
+@app.command("doctor")
+def doctor_command() -> None:
+    """Show which sandbox protections are active on this host. Exit 1 if a required one is missing."""
+    console = Console(highlight=False, soft_wrap=True)
+    protections = examine()
+    for protection in protections:
+        mark = "[green]✓[/]" if protection.active else "[red]✗[/]" if protection.required else "[yellow]–[/]"
+        console.print(f"{mark} {escape(protection.name)} [dim]({escape(protection.detail)})[/]")
+    missing = [p for p in protections if p.required and not p.active]
+    if missing:
+        console.print(f"[bold red]{len(missing)} required protection(s) missing:[/] untrusted code must not run here.")
+    else:
+        console.print("[bold green]Every required protection is active.[/]")
+    raise typer.Exit(EXIT_FAIL if missing else EXIT_PASS)
