@@ -44,3 +44,6 @@ redteam: install
 
 clean:
 	rm -rf $(VENV) node_modules static/dist .pytest_cache .ruff_cache
+
+bench: install
+	$(BIN)/python bench/grading_latency.py

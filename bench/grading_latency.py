@@ -1,0 +1,227 @@
+"""Grading latency and throughput of the KV exercise, side by side with its baselines, in one run.
+
+    (a) floor   the checks in this process, calling the reference directly (no sandbox at all)
+    (b) cold    mlkata's grader with a fresh sandbox per grade (bubblewrap + Python + numpy)
+    (c) warm    mlkata's grader on pre-started runners, when this build has them
+    (d) peer    what most graders do: the same checks as a pytest file, run in a fresh sandbox
+
+Run with ``make bench``. Numbers are wall-clock on this machine; ratios are to (a).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from grader.checks import CheckFailed  # noqa: E402
+from grader.exercise import Exercise, load_exercise  # noqa: E402
+from grader.grading import grade  # noqa: E402
+from grader.results import Status  # noqa: E402
+
+SLUG = "kv-cache-decoding"
+
+
+# --------------------------------------------------------------------------- (a) the floor
+
+
+class _DirectFunction:
+    def __init__(self, function: Callable[..., Any]) -> None:
+        self._function = function
+
+    def __call__(self, *args: Any) -> Any:
+        return self._function(*args)
+
+    def returning_args(self, *args: Any) -> tuple[Any, list[Any]]:
+        return self._function(*args), list(args)
+
+
+class _DirectStudent:
+    """The solution module itself, called in this process: what grading costs with no boundary."""
+
+    def __init__(self, module: Any) -> None:
+        self._module = module
+
+    def __getattr__(self, name: str) -> _DirectFunction:
+        return _DirectFunction(getattr(self._module, name))
+
+
+def floor_grade(exercise: Exercise, module: Any) -> bool:
+    student = _DirectStudent(module)
+    passed = True
+    for check in exercise.checks:
+        try:
+            check.function(student)  # type: ignore[arg-type]
+        except CheckFailed:
+            passed = False
+    return passed
+
+
+# --------------------------------------------------------------------------- (d) the peer
+
+
+PEER_TEST = """
+import importlib.util, pytest
+spec = importlib.util.spec_from_file_location("checks", "/tmp/peer/checks.py")
+checks = importlib.util.module_from_spec(spec); spec.loader.exec_module(checks)
+import solution
+
+class Direct:
+    def __init__(self, f): self.f = f
+    def __call__(self, *a): return self.f(*a)
+    def returning_args(self, *a): return self.f(*a), list(a)
+
+class Student:
+    def __getattr__(self, name): return Direct(getattr(solution, name))
+
+CHECKS = [v for v in vars(checks).values() if hasattr(v, "__mlkata_check__")]
+
+@pytest.mark.parametrize("check", CHECKS, ids=[c.__name__ for c in CHECKS])
+def test_check(check):
+    check(Student())
+"""
+
+
+def peer_command(workdir: Path) -> list[str]:
+    """pytest in a fresh bubblewrap sandbox per run: no network, read-only host, its own /tmp."""
+    return [
+        shutil.which("bwrap") or "bwrap",
+        "--unshare-all", "--die-with-parent", "--new-session",
+        "--ro-bind", "/", "/", "--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev",
+        "--ro-bind", str(workdir), "/tmp/peer", "--chdir", "/tmp/peer",
+        "--setenv", "PYTHONPATH", f"/tmp/peer:{ROOT}", "--setenv", "OPENBLAS_NUM_THREADS", "1",
+        sys.executable, "-B", "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_peer.py",
+    ]  # fmt: skip
+
+
+def peer_grade(workdir: Path) -> bool:
+    completed = subprocess.run(peer_command(workdir), capture_output=True, text=True, check=False, timeout=120)
+    return completed.returncode == 0
+
+
+# --------------------------------------------------------------------------- measuring
+
+
+def timed(run: Callable[[], bool], repeats: int) -> list[float]:
+    times = []
+    for _ in range(repeats):
+        began = time.perf_counter()
+        ok = run()
+        times.append(time.perf_counter() - began)
+        if not ok:
+            raise SystemExit("a reference grade did not pass: the benchmark would measure the wrong thing")
+    return times
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def throughput(run: Callable[[], bool], concurrency: int, total: int) -> float:
+    began = time.perf_counter()
+    with ThreadPoolExecutor(concurrency) as pool:
+        results = list(pool.map(lambda _: run(), range(total)))
+    assert all(results)
+    return total / (time.perf_counter() - began)
+
+
+def _timed_reference(exercise: Exercise, reference: str, times: list[float]) -> Callable[[], bool]:
+    def run() -> bool:
+        began = time.perf_counter()
+        ok = grade(exercise, reference).status is Status.PASS
+        times.append(time.perf_counter() - began)
+        return ok
+
+    return run
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeats", type=int, default=30)
+    parser.add_argument("--peer-repeats", type=int, default=8)
+    args = parser.parse_args()
+
+    exercise = load_exercise(ROOT / "exercises" / SLUG)
+    reference = exercise.reference_path.read_text()
+    spec = importlib.util.spec_from_file_location("reference_solution", exercise.reference_path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+
+    warm_available = importlib.util.find_spec("grader.warm") is not None
+    variants: dict[str, Callable[[], bool]] = {
+        "(a) floor: checks in-process, no sandbox": lambda: floor_grade(exercise, module),
+        "(b) cold: fresh sandbox per grade": lambda: grade(exercise, reference).status is Status.PASS,
+    }
+    with tempfile.TemporaryDirectory() as tmp:
+        workdir = Path(tmp)
+        (workdir / "solution.py").write_text(reference)
+        shutil.copy(exercise.path / "checks.py", workdir / "checks.py")
+        (workdir / "test_peer.py").write_text(textwrap.dedent(PEER_TEST))
+        variants["(d) peer: pytest in a fresh sandbox per grade"] = lambda: peer_grade(workdir)
+
+        cpu_began = time.process_time()
+        floor_runs = 20
+        for _ in range(floor_runs):
+            floor_grade(exercise, module)
+        cpu_per_floor_grade = (time.process_time() - cpu_began) / floor_runs
+
+        rows: list[tuple[str, float, float]] = []
+        for name, run in variants.items():
+            run()  # warm-up: imports, caches
+            samples = timed(run, args.peer_repeats if name.startswith("(d)") else args.repeats)
+            rows.append((name, statistics.median(samples), percentile(samples, 0.95)))
+        floor_p50 = rows[0][1]
+
+        print(f"\nGrading latency, KV exercise reference ({len(exercise.checks)} checks)")
+        print(f"{'variant':<48} {'p50 ms':>9} {'p95 ms':>9} {'p50 / floor':>12}")
+        for name, p50, p95 in rows:
+            print(f"{name:<48} {p50 * 1000:>9.1f} {p95 * 1000:>9.1f} {p50 / floor_p50:>11.1f}x")
+        if not warm_available:
+            print(f"{'(c) warm: pre-started runners':<48} {'not built yet':>9}")
+        peer_p50 = rows[-1][1]
+        cold_p50 = rows[1][1]
+        print(f"\ncold is {peer_p50 / cold_p50:.1f}x faster than the pytest-per-run peer")
+
+        print("\nThroughput of the cold path (grades per second)")
+        ideal = 2 / cpu_per_floor_grade
+        print(f"ideal on 2 cores from the floor's CPU time ({cpu_per_floor_grade * 1000:.1f} ms/grade): {ideal:.0f}/s")
+        cold = variants["(b) cold: fresh sandbox per grade"]
+        for concurrency in (1, 2, 4, 8):
+            rate = throughput(cold, concurrency, max(16, 4 * concurrency))
+            print(f"  concurrency {concurrency}: {rate:6.1f}/s  ({rate / ideal:.0%} of ideal)")
+
+        print("\nBad submissions beside good ones (cold path, concurrency 4)")
+        wrong = (exercise.path / "mutants" / "no-scaling.py").read_text()
+        looping = (
+            "def attend_step(x_t, cache, p):\n    while True:\n        pass\n\ndef kv_cache_bytes(*a):\n    return 0\n"
+        )
+        for label, bad in (("alone", None), ("with a wrong solution", wrong), ("with an endless loop", looping)):
+            good_times: list[float] = []
+            good = _timed_reference(exercise, reference, good_times)
+            with ThreadPoolExecutor(4) as pool:
+                bad_futures = [pool.submit(grade, exercise, bad) for _ in range(2)] if bad else []
+                goods = [pool.submit(good) for _ in range(12)]
+                assert all(f.result() for f in goods)
+                for future in bad_futures:
+                    assert future.result().status is not Status.PASS
+            print(f"  reference p50 {statistics.median(good_times) * 1000:7.1f} ms  {label}")
+
+
+if __name__ == "__main__":
+    main()
