@@ -31,9 +31,20 @@ def main(argv: list[str]) -> int:
     for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[name] = "1"
     import numpy  # noqa: F401  (loaded before the solution, so its cost is not the student's)
+
+    return serve(request_fd, reply_fd, max_request)
+
+
+def serve(request_fd: int, reply_fd: int, max_request: int) -> int:
+    """Answer requests until the request pipe closes; return the exit code.
+
+    The caller has put this directory on ``sys.path`` and imported numpy (``runner/zygote.py``
+    calls this in each freshly forked child).
+    """
     import wire
 
     module: types.ModuleType | None = None
+    runner_pid = os.getpid()
     while True:
         body = wire.read_frame_blocking(request_fd, max_request)
         if body is None:
@@ -46,11 +57,17 @@ def main(argv: list[str]) -> int:
         else:
             reply = {"protocol_error": f"unexpected request {request['op']!r}"}
         _flush_output()
+        if os.getpid() != runner_pid:
+            # A process the solution forked came back here: only the runner itself answers.
+            os._exit(0)
         try:
-            frame = wire.encode(reply)
+            parts = wire.encode_parts(reply)
         except wire.WireError as exc:
-            frame = wire.encode({"unencodable": str(exc)})
-        wire.write_frame(reply_fd, frame)
+            parts = wire.encode_parts({"unencodable": str(exc)})
+        except MemoryError:
+            parts = wire.encode_parts({"unencodable": "the value is too large to send (out of memory encoding it)"})
+        for part in parts:
+            wire.write_frame(reply_fd, part)
 
 
 def _load(source: str, functions: list[str]) -> tuple[types.ModuleType | None, dict[str, Any]]:

@@ -32,7 +32,11 @@ ALLOWED_DTYPES: frozenset[str] = frozenset(
 _SCALAR_TYPES: frozenset[type] = frozenset(np.dtype(s).type for s in ALLOWED_DTYPES)
 MAX_DEPTH = 64
 MAX_NODES = 1_000_000
+#: Integers cross as JSON numbers; Python refuses to print more than 4,300 digits by default.
+MAX_INT_DIGITS = 4000
+_MAX_INT_BITS = int(MAX_INT_DIGITS / 0.30103)
 _U32 = struct.Struct(">I")
+_U32_MAX = 0xFFFFFFFF
 
 
 class WireError(ValueError):
@@ -44,14 +48,25 @@ class WireError(ValueError):
 
 def encode(value: Any) -> bytes:
     """Encode ``value`` as one frame (length prefix included)."""
+    return b"".join(encode_parts(value))
+
+
+def encode_parts(value: Any) -> list[bytes | memoryview]:
+    """Encode ``value`` as the buffers of one frame, in order, without copying the arrays' data.
+
+    A large reply then costs no extra memory to send, and the receiver can refuse it from its
+    length prefix alone.
+    """
     arrays: list[np.ndarray] = []
     tree = _to_tree(value, arrays, 0)
     table = [[a.dtype.str, list(a.shape), a.nbytes] for a in arrays]
     header = json.dumps({"v": tree, "a": table}, separators=(",", ":")).encode()
     body_len = 4 + len(header) + sum(a.nbytes for a in arrays)
-    parts = [_U32.pack(body_len), _U32.pack(len(header)), header]
-    parts.extend(a.tobytes() for a in arrays)
-    return b"".join(parts)
+    if body_len > _U32_MAX:
+        raise WireError(f"value is too large to send ({body_len} bytes)")
+    parts: list[bytes | memoryview] = [_U32.pack(body_len), _U32.pack(len(header)), header]
+    parts.extend(memoryview(a.reshape(-1).view(np.uint8)) for a in arrays)
+    return parts
 
 
 def _to_tree(value: Any, arrays: list[np.ndarray], depth: int) -> Any:
@@ -61,6 +76,10 @@ def _to_tree(value: Any, arrays: list[np.ndarray], depth: int) -> Any:
     if value is None or kind is bool or kind is str:
         return value
     if kind is int:
+        if value.bit_length() > _MAX_INT_BITS:
+            # JSON (and Python's int-to-str limit) cannot carry it; fail here, not inside json.dumps.
+            raise WireError(f"an integer of about {int(value.bit_length() * 0.30103):,} digits cannot be sent "
+                            f"(at most {MAX_INT_DIGITS:,} digits)")  # fmt: skip
         return value
     if kind is float:
         return value
@@ -178,8 +197,8 @@ def _from_tree(node: Any, arrays: list[np.ndarray], depth: int, counter: list[in
 # --------------------------------------------------------------------------- framing
 
 
-def write_frame(fd: int, frame: bytes) -> None:
-    """Write a whole encoded frame to a file descriptor."""
+def write_frame(fd: int, frame: bytes | memoryview) -> None:
+    """Write a whole encoded frame (or one of its parts) to a file descriptor."""
     view = memoryview(frame)
     while view:
         written = os.write(fd, view)
