@@ -6,12 +6,15 @@ STAMP := $(VENV)/.installed-stamp
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test lint check unit redteam browser install system-packages bench clean
+FRONTEND_DEPS := node_modules/.installed-stamp
+FRONTEND := static/dist/.built-stamp
 
-run: install
+.PHONY: run test lint check unit redteam browser install system-packages browser-packages frontend bench clean
+
+run: install frontend
 	$(BIN)/mlkata serve --host $(HOST) --port $(PORT)
 
-test: install
+test: install frontend browser-packages
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mlkata check
@@ -29,6 +32,21 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $@
 
+browser-packages:
+	@scripts/ensure-system-packages chromium=chromium
+
+# The front end: npm ci when the lock file changes, esbuild when a source changes.
+frontend: $(FRONTEND)
+
+$(FRONTEND_DEPS): package.json package-lock.json
+	@scripts/ensure-system-packages node=nodejs npm=npm
+	npm ci --no-audit --no-fund
+	touch $@
+
+$(FRONTEND): $(FRONTEND_DEPS) static/build.mjs static/favicon.svg $(wildcard static/src/*)
+	node static/build.mjs
+	touch $@
+
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
@@ -41,6 +59,9 @@ unit: install
 
 redteam: install
 	$(BIN)/python -m pytest -m redteam
+
+browser: install frontend browser-packages
+	$(BIN)/python -m pytest -m browser
 
 clean:
 	rm -rf $(VENV) node_modules static/dist .pytest_cache .ruff_cache

@@ -1,0 +1,14 @@
+"""The JSON API under ``/api``."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from app.api import exercises, submissions
+
+
+def router() -> APIRouter:
+    api = APIRouter(prefix="/api")
+    api.include_router(exercises.router)
+    api.include_router(submissions.router)
+    return api

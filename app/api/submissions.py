@@ -1,0 +1,177 @@
+"""Submitting code, following its grading as server-sent events, and reading the result."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, Header, Query, Request, Response
+from fastapi.concurrency import run_in_threadpool
+from pydantic import BaseModel, Field
+from sse_starlette import EventSourceResponse, ServerSentEvent
+
+from app.errors import ApiError, error_responses
+from app.learners import learner_id
+from app.queue import QueueFull
+from app.services import Services, services
+from app.submissions import RateLimited, public_view
+
+router = APIRouter(tags=["submissions"])
+ServicesDep = Annotated[Services, Depends(services)]
+
+# JSON escapes can make a body up to six times its text (\uXXXX); past this, do not even read it.
+_BODY_FACTOR = 6
+
+
+class SubmissionRequest(BaseModel):
+    code: str = Field(description="The text of solution.py (UTF-8, no NUL bytes, at most 64 KiB).")
+
+
+class SubmissionAccepted(BaseModel):
+    id: str
+    status: Literal["queued"]
+    events_url: str
+    result_url: str
+
+
+class SubmissionView(BaseModel):
+    id: str
+    exercise: str
+    status: Literal["queued", "running", "pass", "fail", "error"] = Field(
+        description="queued or running, then the grader's verdict."
+    )
+    position: int | None = Field(description="1-based place in the queue while queued.")
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+    duration_ms: float | None
+    events_url: str
+    result: dict[str, Any] | None = Field(description="The results contract (as `mlkata grade --json`) once done.")
+
+
+@router.post(
+    "/exercises/{slug}/submissions",
+    status_code=202,
+    response_model=SubmissionAccepted,
+    responses=error_responses(404, 413, 422, 429, 503),
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {"application/json": {"schema": SubmissionRequest.model_json_schema()}},
+        }
+    },
+)
+async def submit(slug: str, request: Request, app: ServicesDep) -> SubmissionAccepted:
+    """Queue ``code`` for grading. Follow ``events_url`` for progress; ``result_url`` has the verdict."""
+    exercise = app.exercises.get(slug)
+    if exercise is None:
+        raise ApiError(404, f"There is no exercise {slug!r}.")
+    max_bytes = min(app.settings.max_code_kb, exercise.limits.source_kb) * 1024
+    code = await _read_code(request, max_bytes)
+    try:
+        submission = await run_in_threadpool(app.submissions.create, learner_id(request), slug, code)
+    except RateLimited as limited:
+        raise ApiError(
+            429,
+            f"Too many runs: wait {limited.retry_after} s before running again.",
+            headers={"Retry-After": str(limited.retry_after)},
+        ) from None
+    except QueueFull:
+        raise ApiError(
+            503, "The grader is busy: too many submissions are waiting. Try again in a minute.",
+            headers={"Retry-After": "30"},
+        ) from None  # fmt: skip
+    return SubmissionAccepted(
+        id=submission.id,
+        status="queued",
+        events_url=f"/api/submissions/{submission.id}/events",
+        result_url=f"/api/submissions/{submission.id}",
+    )
+
+
+async def _read_code(request: Request, max_bytes: int) -> str:
+    """The ``code`` of a JSON body, checked here so each problem gets a clear message and status."""
+    limit = max_bytes * _BODY_FACTOR + 1024
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        raise ApiError(413, f"solution.py is larger than the limit of {max_bytes // 1024} KiB.")
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > limit:
+            raise ApiError(413, f"solution.py is larger than the limit of {max_bytes // 1024} KiB.")
+    try:
+        text = bytes(body).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ApiError(
+            422, f"The request is not valid UTF-8 (byte 0x{body[exc.start]:02x} at offset {exc.start})."
+        ) from None
+    try:
+        payload = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ApiError(
+            422, f"The request is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})."
+        ) from None
+    if not isinstance(payload, dict) or not isinstance(payload.get("code"), str):
+        raise ApiError(422, 'The request must be a JSON object with the text of solution.py in "code".')
+    code: str = payload["code"]
+    try:
+        encoded = code.encode("utf-8")
+    except UnicodeEncodeError as exc:  # a lone surrogate such as "\ud800" in the JSON
+        line = code[: exc.start].count("\n") + 1
+        raise ApiError(422, f"solution.py is not valid UTF-8: it has a lone surrogate on line {line}.") from None
+    if len(encoded) > max_bytes:
+        raise ApiError(413, f"solution.py is {len(encoded) / 1024:.0f} KiB; the limit is {max_bytes // 1024} KiB.")
+    if "\x00" in code:
+        line = code[: code.index("\x00")].count("\n") + 1
+        raise ApiError(422, f"solution.py contains a NUL byte on line {line}.")
+    return code
+
+
+@router.get("/submissions/{submission_id}", response_model=SubmissionView, responses=error_responses(404))
+def get_submission(submission_id: str, request: Request, app: ServicesDep) -> SubmissionView:
+    """Your submission: its status and, once graded, the results contract."""
+    submission = app.submissions.get(learner_id(request), submission_id)
+    if submission is None:
+        raise ApiError(404, "There is no such submission of yours.")
+    return SubmissionView.model_validate(public_view(submission, app.submissions.position(submission)))
+
+
+@router.get(
+    "/submissions/{submission_id}/events",
+    responses={
+        204: {"description": "The client has every event already (its Last-Event-ID is the last one)."},
+        200: {
+            "description": "Server-sent events: queued, started, check, output, done.",
+            "content": {"text/event-stream": {}},
+        },
+        **error_responses(404),
+    },
+)
+async def submission_events(
+    submission_id: str,
+    request: Request,
+    app: ServicesDep,
+    last_event_id: Annotated[str | None, Header(description="Resume after this event id.")] = None,
+    after: Annotated[int | None, Query(ge=0, description="Same as Last-Event-ID, for clients without it.")] = None,
+) -> Response:
+    """The grading run as it happens. Each event has an increasing id; reconnect with ``Last-Event-ID``."""
+    submission = await run_in_threadpool(app.submissions.get, learner_id(request), submission_id)
+    if submission is None:
+        raise ApiError(404, "There is no such submission of yours.")
+    resume = after or 0
+    if last_event_id is not None and last_event_id.strip().isdigit():
+        resume = max(resume, int(last_event_id.strip()))
+
+    done = await run_in_threadpool(app.events.done_seq, submission_id)
+    if done is not None and resume >= done:
+        # Nothing left to tell; 204 is how a server tells EventSource not to reconnect.
+        return Response(status_code=204)
+
+    async def stream() -> AsyncIterator[ServerSentEvent]:
+        async for event in app.events.follow(submission_id, resume):
+            yield ServerSentEvent(data=json.dumps(event.data), event=event.type, id=str(event.seq))
+
+    return EventSourceResponse(stream(), ping=15, headers={"Cache-Control": "no-store"})

@@ -1,0 +1,87 @@
+"""What learners may see of an exercise: never its checks' code, reference solution or mutants."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from grader.exercise import Exercise
+
+
+class FunctionInfo(BaseModel):
+    name: str
+    params: list[str]
+    returns: str
+    signature: str
+
+
+class LimitsInfo(BaseModel):
+    time_seconds: float = Field(description="Wall-clock time for the whole run.")
+    memory_mb: int
+    output_kb: int
+    source_kb: int
+
+
+class CheckInfo(BaseModel):
+    title: str
+    public: bool = Field(description="Public checks show their inputs, expected and actual values.")
+    points: float
+
+
+class ExerciseSummary(BaseModel):
+    slug: str
+    title: str
+    section: str
+    difficulty: str
+    tags: list[str]
+    order: int
+    summary: str
+    solved: bool = Field(description="Whether the learner making the request has solved it.")
+    url: str
+    api_url: str
+
+
+class ExerciseDetail(ExerciseSummary):
+    statement_html: str = Field(description="HTML; math left as TeX in .math-inline / .math-display elements.")
+    starter: str
+    functions: list[FunctionInfo]
+    limits: LimitsInfo
+    checks: list[CheckInfo]
+    submissions_url: str
+
+
+def summary(exercise: Exercise, solved: bool) -> ExerciseSummary:
+    c = exercise.config
+    return ExerciseSummary(
+        slug=exercise.slug, title=c.title, section=c.section, difficulty=c.difficulty, tags=list(c.tags),
+        order=c.order, summary=c.summary, solved=solved, url=f"/exercises/{exercise.slug}",
+        api_url=f"/api/exercises/{exercise.slug}",
+    )  # fmt: skip
+
+
+def detail(exercise: Exercise, solved: bool) -> ExerciseDetail:
+    limits = exercise.limits
+    return ExerciseDetail(
+        **summary(exercise, solved).model_dump(),
+        statement_html=exercise.statement_html,
+        starter=exercise.starter,
+        functions=[
+            FunctionInfo(name=f.name, params=list(f.params), returns=f.returns, signature=f.signature)
+            for f in exercise.config.functions
+        ],
+        limits=LimitsInfo(
+            time_seconds=limits.time_seconds,
+            memory_mb=limits.memory_mb,
+            output_kb=limits.output_kb,
+            source_kb=limits.source_kb,
+        ),
+        checks=[CheckInfo(title=c.title, public=c.public, points=c.points) for c in exercise.checks],
+        submissions_url=f"/api/exercises/{exercise.slug}/submissions",
+    )
+
+
+def sections(exercises: list[Exercise]) -> list[tuple[str, list[Exercise]]]:
+    """Exercises grouped by section, sections in the order of their first exercise."""
+    grouped: dict[str, list[Exercise]] = {}
+    for exercise in exercises:
+        grouped.setdefault(exercise.config.section, []).append(exercise)
+    return list(grouped.items())

@@ -1,0 +1,102 @@
+"""The app factory: ``create_app(settings)`` builds everything; nothing connects at import time."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
+from fastapi.templating import Jinja2Templates
+from starlette.responses import FileResponse
+
+from app import api, pages
+from app.db import make_engine, make_sessionmaker, upgrade
+from app.docs import docs_router
+from app.errors import install_error_handlers
+from app.events import EventLog, Notifier
+from app.jobs import GradingJobs
+from app.learners import LearnerCookies, LearnerMiddleware
+from app.queue import InProcessQueue, WorkerPool
+from app.security import SecurityHeadersMiddleware
+from app.services import Services
+from app.settings import Settings
+from app.submissions import RateLimit, Submissions
+from grader.exercise import load_exercises
+
+ROOT = Path(__file__).resolve().parent.parent
+TEMPLATES_DIR = ROOT / "templates"
+STATIC_DIST = ROOT / "static" / "dist"
+
+log = logging.getLogger(__name__)
+
+
+def build_services(settings: Settings) -> Services:
+    engine = make_engine(settings.resolved_database_url())
+    sessions = make_sessionmaker(engine)
+    exercises = load_exercises(settings.exercises_dir)
+    events = EventLog(sessions, Notifier())
+    queue = InProcessQueue(settings.max_queue)
+    submissions = Submissions(
+        sessions, events, queue, max_queue=settings.max_queue,
+        rate_limit=RateLimit(settings.rate_limit, settings.rate_limit_window),
+    )  # fmt: skip
+    jobs = GradingJobs(sessions, events, exercises, jailed=settings.jailed)
+    workers = WorkerPool(queue, jobs.run, settings.workers, on_taken=submissions.report_positions)
+    return Services(settings, engine, sessions, exercises, events, queue, submissions, jobs, workers)
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """The web app. Start-up migrates the database, re-queues waiting submissions and starts the workers."""
+    settings = settings or Settings()
+    services = build_services(settings)
+    templates = Jinja2Templates(directory=TEMPLATES_DIR)
+    templates.env.globals["asset_version"] = _asset_version()
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        upgrade(services.engine)
+        for submission_id in services.jobs.recover():
+            services.queue.enqueue(submission_id, force=True)
+        services.workers.start()
+        if not (STATIC_DIST / "exercise.js").is_file():
+            log.warning("static/dist is not built: run `make frontend` (the pages will have no editor)")
+        try:
+            yield
+        finally:
+            services.workers.stop()
+            services.engine.dispose()
+
+    app = FastAPI(
+        title="mlkata",
+        version="0.1.0",
+        summary="Programming exercises with sandboxed automatic grading.",
+        lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
+    )
+    app.state.services = services
+    install_error_handlers(app, templates)
+    app.include_router(api.router())
+    app.include_router(pages.router(templates))
+    app.include_router(docs_router())
+    STATIC_DIST.mkdir(parents=True, exist_ok=True)
+    app.mount("/static", StaticFiles(directory=STATIC_DIST), name="static")
+
+    @app.get("/favicon.ico", include_in_schema=False)
+    def favicon() -> FileResponse:
+        return FileResponse(ROOT / "static" / "favicon.svg", media_type="image/svg+xml")
+
+    # Outermost last: security headers wrap everything, including errors.
+    app.add_middleware(LearnerMiddleware, cookies=LearnerCookies(settings.resolved_secret_key()),
+                       secure=settings.cookie_secure)  # fmt: skip
+    app.add_middleware(SecurityHeadersMiddleware)
+    return app
+
+
+def _asset_version() -> str:
+    """Changes when the bundle is rebuilt, so browsers fetch the new one."""
+    stamp = STATIC_DIST / "exercise.js"
+    return str(int(stamp.stat().st_mtime)) if stamp.is_file() else "0"

@@ -1,0 +1,48 @@
+"""The HTML pages: the roadmap and each exercise."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import HTMLResponse
+from fastapi.templating import Jinja2Templates
+
+from app.catalog import detail, sections
+from app.errors import ApiError
+from app.learners import learner_id
+from app.services import Services, services
+
+ServicesDep = Annotated[Services, Depends(services)]
+
+
+def router(templates: Jinja2Templates) -> APIRouter:
+    pages = APIRouter(include_in_schema=False, default_response_class=HTMLResponse)
+
+    @pages.get("/")
+    def roadmap(request: Request, app: ServicesDep) -> HTMLResponse:
+        solved = app.submissions.solved(learner_id(request))
+        grouped = sections(list(app.exercises.values()))
+        return templates.TemplateResponse(
+            request,
+            "roadmap.html",
+            {"sections": grouped, "solved": solved, "solved_count": len(solved), "total": len(app.exercises)},
+        )
+
+    @pages.get("/exercises/{slug}")
+    def exercise_page(slug: str, request: Request, app: ServicesDep) -> HTMLResponse:
+        exercise = app.exercises.get(slug)
+        if exercise is None:
+            raise ApiError(404, f"There is no exercise called “{slug}”.")
+        solved = slug in app.submissions.solved(learner_id(request))
+        info = detail(exercise, solved)
+        page_data = {
+            "slug": slug,
+            "starter": exercise.starter,
+            "submissions_url": info.submissions_url,
+            "checks": [c.model_dump() for c in info.checks],
+            "solved": solved,
+        }
+        return templates.TemplateResponse(request, "exercise.html", {"exercise": info, "page_data": page_data})
+
+    return pages

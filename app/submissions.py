@@ -1,0 +1,127 @@
+"""Creating submissions and reading them back, with the checks that guard the queue."""
+
+from __future__ import annotations
+
+import math
+import threading
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session, sessionmaker
+
+from app.events import EventLog
+from app.learners import ensure_learner
+from app.models import Progress, Submission, SubmissionStatus, utcnow
+from app.queue import QueueFull, SubmissionQueue
+
+
+class RateLimited(Exception):
+    def __init__(self, retry_after: int) -> None:
+        super().__init__(f"retry after {retry_after} s")
+        self.retry_after = retry_after
+
+
+@dataclass(frozen=True)
+class RateLimit:
+    count: int
+    window_seconds: float
+
+
+class Submissions:
+    """The submissions of learners: create (and queue), read, and progress."""
+
+    def __init__(
+        self,
+        sessions: sessionmaker[Session],
+        events: EventLog,
+        queue: SubmissionQueue,
+        *,
+        max_queue: int,
+        rate_limit: RateLimit,
+    ) -> None:
+        self.sessions, self.events, self.queue = sessions, events, queue
+        self.max_queue, self.rate_limit = max_queue, rate_limit
+        self._create_lock = threading.Lock()
+
+    def create(self, learner: str, slug: str, code: str) -> Submission:
+        """Store a submission and queue it; raise :class:`RateLimited` or :class:`QueueFull`."""
+        with self._create_lock:
+            self._check_rate(learner)
+            waiting = len(self.queue.waiting())
+            if waiting >= self.max_queue:
+                raise QueueFull(f"{waiting} submissions are waiting")
+            submission = Submission(id=str(uuid.uuid4()), learner_id=learner, exercise=slug, code=code)
+            with self.events.writing() as session:
+                ensure_learner(session, learner)
+                session.add(submission)
+                session.flush()
+                # Recorded before the id is queued, so "queued" always comes before a worker's "started".
+                self.events.add(session, submission.id, "queued", {"position": waiting + 1})
+            self.queue.enqueue(submission.id, force=True)
+            return submission
+
+    def _check_rate(self, learner: str) -> None:
+        now = utcnow()
+        since = now - timedelta(seconds=self.rate_limit.window_seconds)
+        with self.sessions() as session:
+            count, oldest = session.execute(
+                select(func.count(Submission.id), func.min(Submission.created_at)).where(
+                    Submission.learner_id == learner, Submission.created_at > since
+                )
+            ).one()
+        if count >= self.rate_limit.count and oldest is not None:
+            free_at = as_utc(oldest) + timedelta(seconds=self.rate_limit.window_seconds)
+            raise RateLimited(max(1, math.ceil((free_at - now).total_seconds())))
+
+    def report_positions(self) -> None:
+        """Record a new ``queued`` event for every waiting submission (called when a worker takes one)."""
+        waiting = self.queue.waiting()
+        if not waiting:
+            return
+        with self.events.writing() as session:
+            for position, submission_id in enumerate(waiting, start=1):
+                self.events.add(session, submission_id, "queued", {"position": position})
+
+    def get(self, learner: str, submission_id: str) -> Submission | None:
+        """The learner's own submission, or None (also for somebody else's: the same 404 for both)."""
+        with self.sessions() as session:
+            submission = session.get(Submission, submission_id)
+        if submission is None or submission.learner_id != learner:
+            return None
+        return submission
+
+    def position(self, submission: Submission) -> int | None:
+        if submission.status != SubmissionStatus.QUEUED.value:
+            return None
+        return self.queue.position(submission.id)
+
+    def solved(self, learner: str) -> dict[str, datetime]:
+        """The exercises this learner solved, with when."""
+        with self.sessions() as session:
+            rows = session.execute(
+                select(Progress.exercise, Progress.solved_at).where(Progress.learner_id == learner)
+            ).all()
+        return {slug: as_utc(when) for slug, when in rows}
+
+
+def as_utc(moment: datetime) -> datetime:
+    """SQLite hands datetimes back without their zone; they were stored in UTC."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def public_view(submission: Submission, position: int | None, base: str = "/api") -> dict[str, Any]:
+    return {
+        "id": submission.id,
+        "exercise": submission.exercise,
+        "status": submission.status,
+        "position": position,
+        "created_at": as_utc(submission.created_at),
+        "started_at": as_utc(submission.started_at) if submission.started_at else None,
+        "finished_at": as_utc(submission.finished_at) if submission.finished_at else None,
+        "duration_ms": submission.duration_ms,
+        "events_url": f"{base}/submissions/{submission.id}/events",
+        "result": submission.result,
+    }

@@ -1,0 +1,27 @@
+// Small DOM helpers. Text always goes in with textContent: student output is never parsed as HTML.
+
+/**
+ * @param {string} tag
+ * @param {{className?: string, text?: string, attrs?: Record<string, string>}} [options]
+ * @param {Node[]} [children]
+ */
+export function el(tag, { className, text, attrs } = {}, children = []) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  for (const [name, value] of Object.entries(attrs ?? {})) node.setAttribute(name, value);
+  for (const child of children) node.append(child);
+  return node;
+}
+
+/** @param {string} id */
+export function byId(id) {
+  const node = document.getElementById(id);
+  if (!node) throw new Error(`#${id} is missing from the page`);
+  return node;
+}
+
+export function formatMs(ms) {
+  if (ms == null) return "";
+  return ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${Math.round(ms)} ms`;
+}

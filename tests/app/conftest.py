@@ -1,0 +1,54 @@
+"""Fixtures: settings on a temporary data dir, and real servers started from them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from api_support import RunningServer, copy_exercise
+
+from app.settings import Settings
+
+
+@pytest.fixture
+def exercises_dir(tmp_path: Path) -> Path:
+    """A copy of the KV-cache exercise whose time limit is 2 s, so timeouts are quick to test."""
+    return copy_exercise(tmp_path / "exercises")
+
+
+@pytest.fixture
+def make_settings(tmp_path: Path, exercises_dir: Path) -> Callable[..., Settings]:
+    def make(**overrides: Any) -> Settings:
+        values: dict[str, Any] = {"data_dir": tmp_path / "data", "exercises_dir": exercises_dir, "workers": 2}
+        values.update(overrides)
+        return Settings(_env_file=None, **values)  # type: ignore[call-arg]
+
+    return make
+
+
+@pytest.fixture
+def start_server() -> Iterator[Callable[[Settings], RunningServer]]:
+    servers: list[RunningServer] = []
+
+    def start(settings: Settings) -> RunningServer:
+        server = RunningServer(settings)
+        servers.append(server)
+        return server
+
+    yield start
+    for server in servers:
+        server.stop()
+
+
+@pytest.fixture
+def server(make_settings: Callable[..., Settings], start_server: Callable[[Settings], RunningServer]) -> RunningServer:
+    return start_server(make_settings())
+
+
+@pytest.fixture
+def client(server: RunningServer) -> Iterator[httpx.Client]:
+    with server.client() as c:
+        yield c
