@@ -1,0 +1,407 @@
+"""The warm path: runs forked from a pre-started, sandboxed zygote instead of a fresh Python.
+
+A cold run pays ~100 ms of Python and numpy start-up. Here a :class:`ZygotePool` keeps a few
+zygotes (``runner/zygote.py``) alive, each in today's bubblewrap jail under its own uid slot, with
+numpy already imported. Per submission, :class:`WarmRunnerProcess` hands a zygote four new pipes
+over a control socket (``SCM_RIGHTS``); the zygote forks a launcher that makes fresh user, mount,
+pid, net, IPC, UTS and cgroup namespaces, and in them an init (pid 1) and the runner itself, which
+takes its own rlimits, drops every capability, installs the seccomp filter and serves requests
+exactly like a cold runner. The grader gets a pidfd for that init: killing it kills the run's whole
+pid namespace. The init reports how the runner ended (wait status and CPU time), so verdicts
+are the same as on the cold path.
+
+A zygote serves one run at a time (so each concurrent run still has a uid of its own), is
+replaced when it dies, and never runs student code itself.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import json
+import os
+import select
+import selectors
+import shutil
+import signal
+import socket
+import subprocess
+import threading
+import time
+
+from grader import sandbox, seccomp_policy
+from grader.limits import Limits
+from grader.sandbox import (
+    CapturedOutput,
+    Ending,
+    RunnerDied,
+    RunnerProcess,
+    SandboxUnavailable,
+    require_sandbox,
+)
+from grader.sandbox_uids import UidSlot, acquire_uid_slot
+
+#: Where the zygote sees the host's /proc (read-only). The kernel lets a user namespace mount a new
+#: proc only while some proc mount is fully visible, and bubblewrap's own ``--proc`` has
+#: sub-mounts over /proc/sys and others, which would be locked. Each run covers this path.
+HOST_PROC = "/opt/mlkata/hostproc"
+POOL_SIZE = 8
+_ZYGOTE_NPROC = 4096
+_START_TIMEOUT = 15.0
+_SETUP_TIMEOUT = 10.0
+_END_TIMEOUT = 2.0
+_MAX_MESSAGE = 1 << 16
+
+
+class ZygoteLost(RuntimeError):
+    """The zygote died, or stopped answering; it must be replaced."""
+
+
+class Zygote:
+    """One sandboxed zygote process and the control socket to it."""
+
+    def __init__(self) -> None:
+        if os.geteuid() != 0:
+            raise SandboxUnavailable("the warm path needs root (a uid slot per zygote)")
+        self.slot: UidSlot = acquire_uid_slot()
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self._socket = ours
+        try:
+            command = _zygote_command(self.slot, theirs.fileno())
+            self._process = subprocess.Popen(
+                command,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                pass_fds=(theirs.fileno(),),
+                start_new_session=True,
+                env=sandbox._runner_environment(),
+            )
+        except BaseException:
+            ours.close()
+            self.slot.release()
+            raise
+        finally:
+            theirs.close()
+        try:
+            message, _ = self.receive(time.monotonic() + _START_TIMEOUT)
+        except ZygoteLost:
+            self.stop()
+            raise SandboxUnavailable("the zygote did not start") from None
+        if not message.get("ready"):
+            self.stop()
+            raise SandboxUnavailable(f"the zygote did not start: {message}")
+
+    @property
+    def pid(self) -> int:
+        return self._process.pid
+
+    def alive(self) -> bool:
+        return self._process.poll() is None
+
+    def fileno(self) -> int:
+        return self._socket.fileno()
+
+    def send(self, message: dict[str, object], fds: list[int]) -> None:
+        try:
+            socket.send_fds(self._socket, [json.dumps(message).encode()], fds)
+        except OSError as exc:
+            raise ZygoteLost(str(exc)) from None
+
+    def receive(self, deadline: float) -> tuple[dict[str, object], list[int]]:
+        """The next message from the zygote or a run it forked, with any descriptors it carries."""
+        remaining = deadline - time.monotonic()
+        ready, _, _ = select.select([self._socket], [], [], max(remaining, 0.0))
+        if not ready:
+            raise ZygoteLost("no message in time")
+        try:
+            data, fds, _flags, _addr = socket.recv_fds(self._socket, _MAX_MESSAGE, 4)
+        except OSError as exc:
+            raise ZygoteLost(str(exc)) from None
+        if not data:
+            raise ZygoteLost("the zygote closed its control socket")
+        try:
+            message = json.loads(data)
+        except ValueError:
+            message = None
+        if not isinstance(message, dict):
+            for fd in fds:
+                os.close(fd)
+            raise ZygoteLost("malformed control message")
+        return message, fds
+
+    def stop(self) -> None:
+        """Kill the zygote's sandbox (and every run still in it), and free its uid."""
+        if self._process.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self._process.pid, signal.SIGKILL)
+            self._process.wait()
+        self._socket.close()
+        self.slot.release()
+
+
+class ZygotePool:
+    """Up to ``size`` zygotes, each lent to one run at a time; safe to use from many threads."""
+
+    def __init__(self, size: int = POOL_SIZE) -> None:
+        self.size = size
+        self._idle: list[Zygote] = []
+        self._count = 0  # idle, lent out, or starting
+        self._closed = False
+        self._changed = threading.Condition()
+
+    def acquire(self) -> Zygote:
+        """A live, idle zygote; start one if fewer than ``size`` exist, else wait for one."""
+        with self._changed:
+            while True:
+                if self._closed:
+                    raise SandboxUnavailable("the zygote pool is closed")
+                while self._idle:
+                    zygote = self._idle.pop()
+                    if zygote.alive():
+                        return zygote
+                    self._count -= 1
+                    zygote.stop()
+                if self._count < self.size:
+                    self._count += 1
+                    break
+                self._changed.wait()
+        try:
+            return Zygote()
+        except BaseException:
+            with self._changed:
+                self._count -= 1
+                self._changed.notify()
+            raise
+
+    def release(self, zygote: Zygote, *, healthy: bool) -> None:
+        """Take a zygote back; a broken one is stopped and will be replaced on demand."""
+        with self._changed:
+            keep = healthy and not self._closed and zygote.alive()
+            if keep:
+                self._idle.append(zygote)
+            else:
+                self._count -= 1
+            self._changed.notify()
+        if not keep:
+            zygote.stop()
+
+    def close(self) -> None:
+        with self._changed:
+            self._closed = True
+            idle, self._idle = self._idle, []
+            self._count -= len(idle)
+            self._changed.notify_all()
+        for zygote in idle:
+            zygote.stop()
+
+
+_default_pool: ZygotePool | None = None
+_default_pool_lock = threading.Lock()
+
+
+def default_pool() -> ZygotePool:
+    """The process-wide pool, made on first use."""
+    global _default_pool
+    with _default_pool_lock:
+        if _default_pool is None:
+            _default_pool = ZygotePool()
+        return _default_pool
+
+
+class WarmRunnerProcess(RunnerProcess):
+    """A runner forked from a zygote, with the interface of :class:`RunnerProcess`.
+
+    The request/reply/output loop is inherited; starting, killing and learning how the run ended
+    go through the zygote's control socket and a pidfd of the run's init.
+    """
+
+    def __init__(self, limits: Limits, *, pool: ZygotePool | None = None) -> None:
+        self.limits = limits
+        self.output = CapturedOutput(limit=limits.output_kb * 1024)
+        self._slot = None
+        self._cpu_seconds = 0.0
+        self._pool = pool or default_pool()
+        self._ended: dict[str, object] | None = None
+        self._zygote_done = False
+        self._pidfd = -1
+        for attempt in range(2):
+            self._zygote = self._pool.acquire()
+            try:
+                self._start(limits)
+                break
+            except ZygoteLost as exc:
+                # A zygote that died while idle is replaced once; a second failure is real.
+                self._pool.release(self._zygote, healthy=False)
+                self._close_pipes()
+                if attempt:
+                    raise SandboxUnavailable(f"the zygote failed to start a run: {exc}") from None
+            except BaseException:
+                self._pool.release(self._zygote, healthy=False)
+                self._close_pipes()
+                raise
+        self._streams = {self._stdout_r: "stdout", self._stderr_r: "stderr"}
+        for fd in (self._request_w, self._reply_r, *self._streams):
+            os.set_blocking(fd, False)
+        self._selector = selectors.DefaultSelector()
+        self._selector.register(self._reply_r, selectors.EVENT_READ)
+        for fd in self._streams:
+            self._selector.register(fd, selectors.EVENT_READ)
+        self._open_streams = set(self._streams)
+
+    def _start(self, limits: Limits) -> None:
+        request_r, self._request_w = os.pipe()
+        self._reply_r, reply_w = os.pipe()
+        self._stdout_r, stdout_w = os.pipe()
+        self._stderr_r, stderr_w = os.pipe()
+        scratch = limits.scratch_mb << 20
+        message = {
+            "limits": {
+                "memory": limits.memory_mb << 20,
+                "cpu": max(1, int(limits.time_seconds + 0.999)),
+                # The launcher, the init and the runner count too, within the run's user namespace.
+                "nproc": limits.processes + 3,
+                "fsize": scratch,
+                "nofile": 64,
+                "scratch": scratch,
+            },
+            "max_request": sandbox._MAX_REQUEST_BYTES,
+            "seccomp": _seccomp_program(),
+        }
+        try:
+            self._zygote.send(message, [request_r, reply_w, stdout_w, stderr_w])
+        finally:
+            for fd in (request_r, reply_w, stdout_w, stderr_w):
+                os.close(fd)
+        deadline = time.monotonic() + _SETUP_TIMEOUT
+        ready = False
+        while self._pidfd < 0 or not ready:
+            message, fds = self._zygote.receive(deadline)
+            if message.get("started") and len(fds) == 1:
+                self._pidfd = fds[0]
+                continue
+            for fd in fds:
+                os.close(fd)
+            if message.get("ready"):
+                ready = True
+            elif "error" in message:
+                raise ZygoteLost(f"setting up the run failed: {message['error']}")
+            else:
+                self._note(message)
+                if self._zygote_done or self._ended is not None:
+                    raise ZygoteLost(f"the run ended while starting: {message}")
+
+    def _note(self, message: dict[str, object]) -> None:
+        """Keep what a control message says about how the run, or its zygote, finished."""
+        if message.get("ended") or (message.get("init_ended") and self._ended is None):
+            self._ended = message
+        if message.get("done"):
+            self._zygote_done = True
+
+    def _await(self, done: bool, seconds: float) -> bool:
+        """Read control messages until the run has ended (and, if ``done``, the zygote is idle)."""
+        deadline = time.monotonic() + seconds
+        while self._ended is None or (done and not self._zygote_done):
+            if self._zygote_done and self._ended is None:
+                return False
+            try:
+                message, fds = self._zygote.receive(deadline)
+            except ZygoteLost:
+                return False
+            for fd in fds:
+                os.close(fd)
+            self._note(message)
+        return True
+
+    @property
+    def pid(self) -> int:
+        """The run's init, as the host sees it (killing it ends the run's pid namespace)."""
+        with open(f"/proc/self/fdinfo/{self._pidfd}") as handle:
+            for line in handle:
+                if line.startswith("Pid:"):
+                    return int(line.split()[1])
+        raise ProcessLookupError("the run has no pid")
+
+    def _died_unexpectedly(self) -> None:
+        if not self._await(done=False, seconds=_END_TIMEOUT):
+            self._die(Ending.MALFORMED_REPLY, "the reply channel was closed")
+        self.kill()
+        self.drain_output()
+        raise _verdict(self._ended or {}, self.limits)
+
+    def kill(self) -> None:
+        """Kill the run's init, and so every process in the run's pid namespace; wait for it."""
+        if self._pidfd >= 0 and self._ended is None:
+            with contextlib.suppress(ProcessLookupError):
+                signal.pidfd_send_signal(self._pidfd, signal.SIGKILL)
+            self._await(done=False, seconds=_END_TIMEOUT)
+
+    def close(self) -> None:
+        if self._pidfd >= 0:
+            self.kill()
+            healthy = self._await(done=True, seconds=_END_TIMEOUT)
+            os.close(self._pidfd)
+            self._pidfd = -1
+            self._pool.release(self._zygote, healthy=healthy)
+        self._close_pipes()
+        with contextlib.suppress(AttributeError):
+            self._selector.close()
+
+    def _close_pipes(self) -> None:
+        for name in ("_request_w", "_reply_r", "_stdout_r", "_stderr_r"):
+            fd = getattr(self, name, -1)
+            if fd >= 0:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+                setattr(self, name, -1)
+
+
+def start_runner(limits: Limits, *, jailed: bool, warm: bool) -> RunnerProcess:
+    """A runner for one solution: warm (forked from a zygote) when asked and possible, else cold.
+
+    The warm path needs the jail and root; without them this falls back to the cold path.
+    """
+    if warm and jailed and os.geteuid() == 0:
+        return WarmRunnerProcess(limits)
+    return RunnerProcess(limits, jailed=jailed)
+
+
+def _verdict(ended: dict[str, object], limits: Limits) -> RunnerDied:
+    """The same verdicts as the cold path, from the runner's wait status and CPU time."""
+    status = ended.get("status")
+    if not isinstance(status, int):
+        return RunnerDied(Ending.MALFORMED_REPLY, detail="the run ended without a status")
+    if os.WIFEXITED(status):
+        return RunnerDied(Ending.EXITED, exit_code=os.WEXITSTATUS(status))
+    signum = os.WTERMSIG(status)
+    name = sandbox._signal_name(signum)
+    cpu = ended.get("cpu")
+    cpu_seconds = float(cpu) if isinstance(cpu, int | float) else 0.0
+    cpu_limit = max(1, int(limits.time_seconds + 0.999))
+    if signum == signal.SIGSYS:
+        return RunnerDied(Ending.BLOCKED_SYSCALL, signal_name=name)
+    if signum == signal.SIGXCPU or (signum == signal.SIGKILL and cpu_seconds >= cpu_limit - 0.05):
+        return RunnerDied(Ending.CPU_LIMIT, signal_name=name)
+    return RunnerDied(Ending.SIGNALLED, signal_name=name)
+
+
+def _seccomp_program() -> str:
+    """The cold path's seccomp filter, for the run to install itself."""
+    return base64.b64encode(seccomp_policy.filter_bpf()).decode()
+
+
+def _zygote_command(slot: UidSlot, control_fd: int) -> list[str]:
+    """Today's jail command, running ``zygote.py`` instead of ``main.py``.
+
+    Three differences: limits fit a long-lived parent (each run sets its own); the host's /proc is
+    bound read-only at :data:`HOST_PROC`; and no seccomp filter on the zygote, which must still
+    unshare and mount. Each run installs the filter itself once its namespaces are made.
+    """
+    runner_args = [str(control_fd), HOST_PROC]
+    command = sandbox._jail_command(require_sandbox(), Limits(), slot, runner_args, seccomp_fd=-1)
+    at = command.index("--seccomp")
+    del command[at : at + 2]
+    command[command.index(f"{sandbox._JAIL_RUNNER}/main.py")] = f"{sandbox._JAIL_RUNNER}/zygote.py"
+    separator = command.index("--")
+    command[separator:separator] = ["--ro-bind", "/proc", HOST_PROC]
+    prlimit = shutil.which("prlimit") or "prlimit"
+    return [prlimit, f"--nproc={_ZYGOTE_NPROC}", "--core=0", "--nofile=256", "--", *command]
