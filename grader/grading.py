@@ -250,6 +250,10 @@ def _run_check(exercise: Exercise, check: Check, runs: _Runs) -> tuple[CheckResu
             verdict = _Verdict(Status.ERROR, Reason.MEMORY_LIMIT,
                                f"Memory limit exceeded: {name} ran out of memory "
                                f"(the limit is {exercise.limits.memory_mb} MB).")  # fmt: skip
+        elif _hit_process_limit(exc):
+            verdict = _Verdict(Status.FAIL, Reason.RAISED,
+                               f"Process limit reached (a solution may run at most {exercise.limits.processes} "
+                               f"processes and threads at a time): {exc.describe(name)}")  # fmt: skip
         else:
             verdict = _Verdict(Status.FAIL, Reason.RAISED, exc.describe(name))
             hint_id = check.hint
@@ -280,6 +284,13 @@ def _run_check(exercise: Exercise, check: Check, runs: _Runs) -> tuple[CheckResu
         hint=exercise.hint_text(hint_id), hint_id=hint_id, details=details,
     )  # fmt: skip
     return result, fatal
+
+
+def _hit_process_limit(exc: SolutionRaised) -> bool:
+    """fork() or a new thread refused by RLIMIT_NPROC (a fork bomb, a thread bomb, a subprocess loop)."""
+    return (exc.type == "BlockingIOError" and "Resource temporarily unavailable" in exc.message) or (
+        exc.type == "RuntimeError" and "can't start new thread" in exc.message
+    )
 
 
 def _current_call(student: Student) -> str:

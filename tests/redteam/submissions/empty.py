@@ -1,0 +1,1 @@
+# Malformed: nothing but this comment (an empty solution).

@@ -1,0 +1,3 @@
+# Resource: an infinite loop at import.
+while True:
+    pass
