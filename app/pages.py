@@ -42,6 +42,7 @@ def router(templates: Jinja2Templates) -> APIRouter:
             "submissions_url": info.submissions_url,
             "checks": [c.model_dump() for c in info.checks],
             "solved": solved,
+            "style_nonce": request.state.csp_nonce,  # for the editor's one <style> element
         }
         return templates.TemplateResponse(request, "exercise.html", {"exercise": info, "page_data": page_data})
 

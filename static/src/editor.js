@@ -39,15 +39,17 @@ const theme = EditorView.theme({
 /**
  * Create the editor in `parent`.
  * @param {HTMLElement} parent
- * @param {{doc: string, onRun: () => void, onChange: (text: string) => void, label: string}} options
+ * @param {{doc: string, onRun: () => void, onChange: (text: string) => void, label: string, nonce?: string}} options
  */
-export function createEditor(parent, { doc, onRun, onChange, label }) {
+export function createEditor(parent, { doc, onRun, onChange, label, nonce }) {
   const view = new EditorView({
     parent,
     state: EditorState.create({
       doc,
       extensions: [
         basicSetup,
+        // The page's Content-Security-Policy admits the editor's <style> element by this nonce.
+        EditorView.cspNonce.of(nonce ?? ""),
         python(),
         indentUnit.of("    "),
         EditorState.tabSize.of(4),

@@ -43,6 +43,7 @@ editorHost.replaceChildren();
 const editor = createEditor(editorHost, {
   doc: storage.get() ?? data.starter,
   label: "solution.py",
+  nonce: data.style_nonce,
   onRun: () => startRun(),
   onChange: (text) => {
     clearTimeout(saveTimer);

@@ -45,10 +45,14 @@ def test_security_headers(client: httpx.Client) -> None:
     for path in ("/", f"/exercises/{SLUG}", "/api/exercises", "/docs", "/api/submissions/missing"):
         headers = client.get(path).headers
         csp = headers["content-security-policy"]
-        assert "script-src 'self'" in csp and "style-src 'self'" in csp and "default-src 'none'" in csp
+        assert "script-src 'self';" in csp and "style-src 'self' 'nonce-" in csp and "default-src 'none'" in csp
         assert "unsafe-inline" not in csp and "unsafe-eval" not in csp
         assert headers["x-content-type-options"] == "nosniff"
         assert headers["referrer-policy"] == "same-origin"
+    first, second = (client.get(f"/exercises/{SLUG}") for _ in range(2))
+    nonce = re.search(r"'nonce-([^']+)'", first.headers["content-security-policy"])[1]
+    assert nonce not in second.headers["content-security-policy"]  # a new nonce for every response
+    assert f'"style_nonce": "{nonce}"' in first.text
 
 
 def test_openapi_documents_the_api(client: httpx.Client) -> None:
