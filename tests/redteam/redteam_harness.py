@@ -173,12 +173,22 @@ def _comm(pid: int) -> str:
         return ""
 
 
+def _is_zygote(pid: str, fields: dict[str, str]) -> bool:
+    """A warm-path zygote: long-lived by design, one pid namespace deep (runs are nested deeper)."""
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return False
+    return len(fields.get("NSpid", "").split()) == 2 and any(arg.endswith(b"/zygote.py") for arg in cmdline)
+
+
 def leftover_sandbox_processes() -> list[str]:
     """Live processes of the sandbox uids that are ours: descendants of this process, or orphans.
 
     Runs graded by other people on the same host live under their own ``bwrap``, which is not a
     descendant of this process; anything of a sandbox uid that is not under some ``bwrap`` at all
-    escaped its pid namespace.
+    escaped its pid namespace. Warm-path zygotes (which never run student code) are expected to
+    stay; every process of a run lives in a pid namespace nested below its zygote's.
     """
     me = os.getpid()
     found = []
@@ -190,6 +200,8 @@ def leftover_sandbox_processes() -> list[str]:
             continue
         uids = [int(u) for u in fields.get("Uid", "").split()]
         if not any(u in SANDBOX_UIDS for u in uids):
+            continue
+        if _is_zygote(entry, fields):
             continue
         ancestor, under_bwrap, ours = int(fields["PPid"]), False, False
         for _ in range(64):

@@ -161,10 +161,23 @@ def test_killing_everything_the_parent_and_host_processes_fails(
 ) -> None:
     graded = hostile("kill_others", extra={"__HOST_PID__": str(host_sleeper.pid)})
     assert graded.result.status is Status.PASS, graded.explain()  # the runner itself survived its own kill(-1)
-    assert ": sent" not in graded.output.replace("kill(-1): sent", "")
-    assert "kill(parent): PermissionError" in graded.output
+    # The parent is the run's pid-namespace init (or root's bwrap): refused, or delivered and ignored.
+    assert f"kill({host_sleeper.pid}): ProcessLookupError" in graded.output  # host pids are not even visible
     assert host_sleeper.poll() is None, "a host process was killed from the sandbox"
     os.kill(host_sleeper.pid, 0)
+
+
+@pytest.mark.xfail(
+    strict=False,
+    reason="known: on the warm (zygote) path a runner killed through its process group is reported as "
+    "'answer could not be read (the reply channel was closed)' instead of a SIGKILL crash",
+)
+def test_killing_its_own_process_group_is_reported_as_a_kill_not_an_unreadable_answer(hostile: GradeHostile) -> None:
+    graded = hostile("kill_own_group")
+    assert graded.result.status is not Status.PASS, graded.explain()
+    assert graded.result.points == 0
+    # Either the group is out of reach (ProcessLookupError) or the runner died of SIGKILL: say which.
+    assert "ProcessLookupError" in graded.messages() or "SIGKILL" in graded.messages(), graded.explain()
 
 
 def test_ptrace_is_blocked_and_reported(hostile: GradeHostile) -> None:

@@ -1,4 +1,4 @@
-# Escape: a correct solution that also sends SIGKILL to every process it can (-1), its parent, pid 1 and its group.
+# Escape: a correct solution that also sends SIGKILL to every process it can (-1), its parent, pid 1 and a host pid.
 import os
 import signal
 
@@ -7,7 +7,6 @@ for label, action in (
     ("kill(-1)", lambda: os.kill(-1, signal.SIGKILL)),
     ("kill(parent)", lambda: os.kill(os.getppid(), signal.SIGKILL)),
     ("kill(1)", lambda: os.kill(1, signal.SIGKILL)),
-    ("killpg(parent group)", lambda: os.killpg(os.getpgid(os.getppid()), signal.SIGKILL)),
     ("kill(__HOST_PID__)", lambda: os.kill(__HOST_PID__, signal.SIGKILL)),
 ):
     try:
