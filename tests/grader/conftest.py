@@ -1,0 +1,36 @@
+"""Fixtures for grader tests: the KV-cache exercise with tight limits (``kv_exercise`` is in tests/conftest.py)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from grader.exercise import Exercise, load_exercise
+
+KV_EXERCISE = Path(__file__).resolve().parents[2] / "exercises" / "kv-cache-decoding"
+FAST_LIMITS = {"time_seconds": "2", "memory_mb": "256"}
+
+
+def copy_with_limits(source: Path, destination: Path, limits: dict[str, str]) -> Path:
+    """Copy an exercise folder and set the given keys of its ``[limits]`` table."""
+    folder = destination / source.name
+    shutil.copytree(source, folder, ignore=shutil.ignore_patterns("__pycache__"))
+    toml = folder / "exercise.toml"
+    head, sep, tail = toml.read_text(encoding="utf-8").partition("\n[limits]\n")
+    if not sep:
+        head, sep, tail = head, "\n[limits]\n", ""
+    body, next_table, rest = tail.partition("\n[")
+    kept = [line for line in body.splitlines() if line.split("=")[0].strip() not in limits]
+    body = "\n".join([*(f"{key} = {value}" for key, value in limits.items()), *kept])
+    toml.write_text(head + sep + body + "\n" + next_table + rest, encoding="utf-8")
+    return folder
+
+
+@pytest.fixture(scope="session")
+def fast_exercise(tmp_path_factory: pytest.TempPathFactory) -> Exercise:
+    """The KV-cache exercise with ``time_seconds = 2`` and ``memory_mb = 256``: hostile runs end fast."""
+    exercise = load_exercise(copy_with_limits(KV_EXERCISE, tmp_path_factory.mktemp("fast-exercise"), FAST_LIMITS))
+    assert exercise.limits.time_seconds == 2 and exercise.limits.memory_mb == 256
+    return exercise

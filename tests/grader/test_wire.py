@@ -1,0 +1,189 @@
+"""The codec that crosses the sandbox boundary: every allowed value round-trips, anything else is refused."""
+
+from __future__ import annotations
+
+import json
+import struct
+from typing import Any
+
+import numpy as np
+import pytest
+
+from runner import wire
+
+
+def _body(value: Any) -> bytes:
+    frame = wire.encode(value)
+    (length,) = struct.unpack(">I", frame[:4])
+    assert length == len(frame) - 4
+    return frame[4:]
+
+
+def _frame(header: Any, data: bytes = b"") -> bytes:
+    raw = json.dumps(header).encode() if not isinstance(header, bytes) else header
+    return struct.pack(">I", len(raw)) + raw + data
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, np.ndarray):
+        return type(b) is np.ndarray and a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b, True)
+    if isinstance(a, np.generic):
+        return type(a) is type(b) and (a == b or (np.isnan(a) and np.isnan(b)))
+    if isinstance(a, (list, tuple)):
+        return type(a) is type(b) and len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict):
+        return type(b) is dict and a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, float) and a != a:
+        return isinstance(b, float) and b != b
+    return type(a) is type(b) and a == b
+
+
+PLAIN_VALUES = [
+    None,
+    True,
+    False,
+    0,
+    -(2**63),
+    10**3999,
+    1.5,
+    float("inf"),
+    float("nan"),
+    "",
+    "héllo\x00",
+    [],
+    [1, [2, [3]]],
+    (),
+    (1, "a", None),
+    {},
+    {"k": {"v": [1, (2,)]}},
+]
+ARRAYS = [
+    np.zeros((0, 3)),
+    np.arange(12, dtype=np.float64).reshape(3, 4),
+    np.arange(12, dtype=np.float64).reshape(3, 4).T,  # not contiguous
+    np.array(2.5),  # 0-d
+    np.array([1, 2, 3], dtype=">i4"),  # big-endian: sent as little-endian
+    *(np.ones((2, 2), dtype=d) for d in ("?", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f2", "f4", "c8", "c16")),
+]
+SCALARS = [np.float64(1.25), np.float32(-2), np.int64(-7), np.uint8(255), np.bool_(True), np.complex128(1 + 2j)]
+
+
+@pytest.mark.parametrize("value", PLAIN_VALUES, ids=repr)
+def test_plain_values_round_trip_with_their_exact_types(value: Any) -> None:
+    assert _same(value, wire.decode(_body(value)))
+
+
+@pytest.mark.parametrize("array", ARRAYS, ids=lambda a: f"{a.dtype.str}{a.shape}")
+def test_numeric_arrays_round_trip_as_fresh_writeable_arrays(array: np.ndarray) -> None:
+    back = wire.decode(_body(array))
+    assert type(back) is np.ndarray and back.shape == array.shape and np.array_equal(back, array)
+    want = array.dtype.newbyteorder("<") if array.dtype.byteorder == ">" else array.dtype
+    assert back.dtype == want and back.flags.writeable
+
+
+@pytest.mark.parametrize("scalar", SCALARS, ids=repr)
+def test_numpy_scalars_round_trip_as_the_same_scalar_type(scalar: np.generic) -> None:
+    assert _same(scalar, wire.decode(_body(scalar)))
+
+
+def test_a_nested_message_with_arrays_round_trips() -> None:
+    value = {"ok": True, "value": (np.eye(2), {"k": np.zeros((1, 2)), "v": [np.float64(1), 3]}), "args": [None]}
+    assert _same(value, wire.decode(_body(value)))
+
+
+def test_encode_parts_join_to_encode() -> None:
+    value = {"a": np.arange(5.0), "b": [np.int32(3)]}
+    assert b"".join(bytes(p) for p in wire.encode_parts(value)) == wire.encode(value)
+
+
+class Liar:
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    __hash__ = object.__hash__
+
+
+class Sub(np.ndarray):
+    pass
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        (Liar(), "a value of type Liar cannot be sent"),
+        (np.zeros(3).view(Sub), "an ndarray subclass (Sub) cannot be sent"),
+        (np.array([1, "a"], dtype=object), "arrays of dtype object cannot be sent"),
+        (np.array(["a"]), "cannot be sent"),
+        (np.zeros(2, dtype="datetime64[s]"), "cannot be sent"),
+        (np.zeros(2, dtype=[("x", "f8")]), "cannot be sent"),
+        ({1: 2}, "dict keys must be strings"),
+        (b"pickle", "a value of type bytes cannot be sent"),
+        ({1, 2}, "a value of type set cannot be sent"),
+        (True.__class__, "cannot be sent"),
+        (7**10000, "digits cannot be sent"),
+        (type("MyInt", (int,), {})(3), "a value of type MyInt cannot be sent"),
+        (type("MyList", (list,), {})(), "a value of type MyList cannot be sent"),
+    ],
+    ids=lambda v: type(v).__name__ if not isinstance(v, str) else v[:20],
+)
+def test_values_that_are_not_plain_data_are_refused_on_encode(value: Any, message: str) -> None:
+    with pytest.raises(wire.WireError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        wire.encode(value)
+
+
+def test_too_deep_nesting_is_refused_on_encode() -> None:
+    value: Any = 1
+    for _ in range(wire.MAX_DEPTH + 2):
+        value = [value]
+    with pytest.raises(wire.WireError, match="nested more than"):
+        wire.encode(value)
+
+
+MALFORMED = {
+    "empty body": b"",
+    "short body": b"\x00\x00",
+    "header length past the end": struct.pack(">I", 100) + b"{}",
+    "header not JSON": _frame(b"{not json"),
+    "header not an object": _frame([1, 2]),
+    "header with extra keys": _frame({"v": 1, "a": [], "x": 0}),
+    "array table not a list": _frame({"v": 1, "a": {}}),
+    "unknown tag": _frame({"v": {"p": "os.system"}, "a": []}),
+    "two-key object": _frame({"v": {"t": [], "d": {}}, "a": []}),
+    "tuple tag with a non-list": _frame({"v": {"t": 5}, "a": []}),
+    "array index out of range": _frame({"v": {"a": 0}, "a": []}),
+    "array index not an int": _frame({"v": {"a": "0"}, "a": []}),
+    "object dtype": _frame({"v": {"a": 0}, "a": [["|O", [1], 8]]}, b"\x00" * 8),
+    "unicode dtype": _frame({"v": {"a": 0}, "a": [["<U1", [1], 4]]}, b"a\x00\x00\x00"),
+    "big-endian dtype": _frame({"v": {"a": 0}, "a": [[">f8", [1], 8]]}, b"\x00" * 8),
+    "negative dimension": _frame({"v": {"a": 0}, "a": [["<f8", [-1], 8]]}, b"\x00" * 8),
+    "byte count does not match shape": _frame({"v": {"a": 0}, "a": [["<f8", [2], 8]]}, b"\x00" * 8),
+    "array data past the end": _frame({"v": {"a": 0}, "a": [["<f8", [2], 16]]}, b"\x00" * 8),
+    "trailing bytes": _frame({"v": 1, "a": []}, b"\x00"),
+    "scalar tag on a 1-d array": _frame({"v": {"s": 0}, "a": [["<f8", [1], 8]]}, b"\x00" * 8),
+    "too deep": _frame({"v": json.loads("[" * 70 + "]" * 70), "a": []}),
+    "huge int beyond JSON's limit": _frame(b'{"v": ' + b"9" * 5000 + b', "a": []}'),
+    "very deep JSON": _frame(b'{"v": ' + b"[" * 100_000 + b"]" * 100_000 + b', "a": []}'),
+}
+
+
+@pytest.mark.parametrize("body", MALFORMED.values(), ids=MALFORMED.keys())
+def test_malformed_frames_are_refused_with_a_wire_error(body: bytes) -> None:
+    with pytest.raises(wire.WireError):
+        wire.decode(body)
+
+
+def test_too_many_values_are_refused() -> None:
+    body = _frame({"v": [0] * (wire.MAX_NODES + 1), "a": []})
+    with pytest.raises(wire.WireError, match="more than"):
+        wire.decode(body)
+
+
+def test_decoded_arrays_do_not_alias_the_message() -> None:
+    body = bytearray(_body(np.arange(4.0)))
+    back = wire.decode(bytes(body))
+    body[-8:] = b"\xff" * 8
+    assert back.tolist() == [0.0, 1.0, 2.0, 3.0]
+
+
+def test_frame_length_reads_the_prefix() -> None:
+    assert wire.frame_length(struct.pack(">I", 1234)) == 1234
