@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 import httpx
@@ -74,3 +75,24 @@ def test_waiting_submissions_are_graded_after_a_restart(
         events = read_events(learner, accepted["events_url"])
         assert events[0]["event"] == "queued"
         assert events[-1]["data"]["status"] == "pass"
+
+
+def test_waiting_submissions_hear_their_queue_position_move(
+    make_settings: Callable[..., Settings], start_server: Callable[[Settings], RunningServer]
+) -> None:
+    server = start_server(make_settings(workers=1))
+    looping = reference_code().replace(
+        "def attend_step(x_t, cache, p):\n", "def attend_step(x_t, cache, p):\n    while True:\n        pass\n", 1
+    )
+    with server.client() as learner:
+        busy = submit(learner, looping).json()
+        while learner.get(busy["result_url"]).json()["status"] == "queued":
+            time.sleep(0.02)  # wait until the only worker is busy with it
+        second = submit(learner, reference_code()).json()
+        third = submit(learner, reference_code()).json()
+        events = read_events(learner, third["events_url"])
+    positions = [e["data"]["position"] for e in events if e["event"] == "queued"]
+    assert positions[0] == 2 and positions[-1] == 1
+    assert [e["event"] for e in events].index("started") > len(positions) - 1
+    assert events[-1]["data"]["status"] == "pass"
+    assert second["id"] != third["id"]
