@@ -36,18 +36,25 @@ def grade(
     source: str | bytes,
     *,
     jailed: bool = True,
+    warm: bool = True,
     on_event: EventSink | None = None,
 ) -> GradeResult:
-    """Grade ``source`` (the text of ``solution.py``) against ``exercise``'s checks."""
+    """Grade ``source`` (the text of ``solution.py``) against ``exercise``'s checks.
+
+    ``warm`` forks the run from a pre-started sandboxed runner (the cold path starts a new sandbox);
+    ``jailed=False`` runs without any sandbox, for an instructor's own files.
+    """
     emit = on_event or (lambda event: None)
     started = time.monotonic()
-    result = _grade(exercise, source, jailed, emit, started)
+    result = _grade(exercise, source, jailed, warm, emit, started)
     result.duration_ms = round((time.monotonic() - started) * 1000, 1)
     emit(Finished(result=result))
     return result
 
 
-def _grade(exercise: Exercise, source: str | bytes, jailed: bool, emit: EventSink, started: float) -> GradeResult:
+def _grade(
+    exercise: Exercise, source: str | bytes, jailed: bool, warm: bool, emit: EventSink, started: float
+) -> GradeResult:
     limits = exercise.limits
     max_points = float(sum(c.points for c in exercise.checks))
 
@@ -61,7 +68,7 @@ def _grade(exercise: Exercise, source: str | bytes, jailed: bool, emit: EventSin
         return error(Reason.INVALID_SOURCE, problem)
 
     deadline = started + limits.time_seconds
-    runs = _Runs(exercise, text, jailed, deadline)
+    runs = _Runs(exercise, text, jailed, warm, deadline)
     try:
         try:
             runs.current()
@@ -148,8 +155,8 @@ class _LoadFailed(Exception):
 class _Runs:
     """The current runner with the solution loaded; a new one after a crash."""
 
-    def __init__(self, exercise: Exercise, source: str, jailed: bool, deadline: float) -> None:
-        self.exercise, self.source, self.jailed, self.deadline = exercise, source, jailed, deadline
+    def __init__(self, exercise: Exercise, source: str, jailed: bool, warm: bool, deadline: float) -> None:
+        self.exercise, self.source, self.jailed, self.warm, self.deadline = exercise, source, jailed, warm, deadline
         self._session: SolutionSession | None = None
         self._spent_output: list[str] = []
         self.output_truncated = False
@@ -158,7 +165,7 @@ class _Runs:
         if self._session is not None and self._session.alive:
             return self._session
         self.close()
-        session = SolutionSession(self.exercise.limits, jailed=self.jailed, deadline=self.deadline)
+        session = SolutionSession(self.exercise.limits, jailed=self.jailed, deadline=self.deadline, warm=self.warm)
         self._session = session
         try:
             described = session.load(self.source, self.exercise.function_names)

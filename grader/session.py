@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from grader.limits import Limits
-from grader.sandbox import Ending, RunnerDied, RunnerProcess
+from grader.sandbox import Ending, RunnerDied
+from grader.warm import start_runner
 from runner import wire
 
 
@@ -59,9 +60,9 @@ class CallReply:
 class SolutionSession:
     """One runner with ``solution.py`` loaded. Dies with the runner; the grader starts another."""
 
-    def __init__(self, limits: Limits, *, jailed: bool, deadline: float) -> None:
+    def __init__(self, limits: Limits, *, jailed: bool, deadline: float, warm: bool = True) -> None:
         self.deadline = deadline
-        self.process = RunnerProcess(limits, jailed=jailed)
+        self.process = start_runner(limits, jailed=jailed, warm=warm)
         self.alive = True
 
     def load(self, source: str, functions: list[str]) -> dict[str, Any]:

@@ -15,13 +15,12 @@ from typing import Any
 
 import pytest
 
-from grader import session
 from grader.exercise import Exercise
 from grader.grading import grade
 from grader.limits import Limits
 from grader.results import Status
 from grader.sandbox import Ending, RunnerDied, RunnerProcess
-from grader.warm import WarmRunnerProcess, ZygotePool, start_runner
+from grader.warm import WarmRunnerProcess, ZygotePool
 from runner import wire
 
 PROBES = """
@@ -295,8 +294,7 @@ def test_eight_threads_can_run_at_once() -> None:
 
 def test_the_kv_reference_grades_the_same_warm_as_cold(kv_exercise: Exercise, monkeypatch: pytest.MonkeyPatch) -> None:
     source = kv_exercise.reference_path.read_text()
-    cold = grade(kv_exercise, source)
-    monkeypatch.setattr(session, "RunnerProcess", lambda limits, jailed: start_runner(limits, jailed=jailed, warm=True))
+    cold = grade(kv_exercise, source, warm=False)
     started = []
     original = WarmRunnerProcess.__init__
 
@@ -305,7 +303,7 @@ def test_the_kv_reference_grades_the_same_warm_as_cold(kv_exercise: Exercise, mo
         original(self, *args, **kwargs)
 
     monkeypatch.setattr(WarmRunnerProcess, "__init__", counting)
-    warm = grade(kv_exercise, source)
+    warm = grade(kv_exercise, source, warm=True)
     assert started, "the warm path was not used"
     assert warm.status is cold.status is Status.PASS
     assert [(t.name, t.status, t.points) for t in warm.tests] == [(t.name, t.status, t.points) for t in cold.tests]
