@@ -9,6 +9,7 @@ import subprocess
 from collections.abc import Iterator
 
 import pytest
+from redteam_harness import REPO as REPO_ROOT
 from redteam_harness import GradeHostile
 
 from grader.results import Reason, Status
@@ -16,24 +17,33 @@ from grader.results import Reason, Status
 pytestmark = pytest.mark.redteam
 
 
+WALL_CLOCK = {Reason.TIMEOUT}
+# Busy threads share one process, so its CPU time can run ahead of the wall clock on two cores:
+# either limit may stop a thread bomb first, and both are reported as a time limit.
+WALL_CLOCK_OR_CPU = {Reason.TIMEOUT, Reason.CPU_LIMIT}
+
+
 @pytest.mark.parametrize(
-    "name",
+    ("name", "reasons"),
     [
-        "infinite_loop_in_call",
-        "sleep_forever",
-        "ignore_signals",
-        "fork_bomb_persistent",
-        "thread_bomb",
+        ("infinite_loop_in_call", WALL_CLOCK),
+        ("sleep_forever", WALL_CLOCK),
+        ("ignore_signals", WALL_CLOCK),
+        ("fork_bomb_persistent", WALL_CLOCK),
+        ("thread_bomb", WALL_CLOCK_OR_CPU),
     ],
 )
-def test_endless_calls_are_stopped_by_the_wall_clock_and_reported_as_timeout(hostile: GradeHostile, name: str) -> None:
+def test_endless_calls_are_stopped_by_a_time_limit_and_reported_as_such(
+    hostile: GradeHostile, name: str, reasons: set[Reason]
+) -> None:
     graded = hostile(name)
     assert graded.result.status is not Status.PASS, graded.explain()
-    assert graded.result.reason is Reason.TIMEOUT, graded.explain()
+    assert graded.result.reason in reasons, graded.explain()
     first, *rest = graded.result.tests
-    assert first.reason is Reason.TIMEOUT and "Time limit exceeded during attend_step()" in (first.message or "")
+    assert first.reason in reasons
+    assert "time limit exceeded during attend_step()" in (first.message or "").lower()
     assert {t.reason for t in rest} == {Reason.NOT_RUN}
-    assert graded.seconds >= 2.0  # stopped by the 2 s limit, not by luck
+    assert graded.seconds >= 1.9  # stopped by the 2 s limit (wall or CPU), not by luck
 
 
 def test_an_infinite_loop_at_import_is_reported_as_timeout_while_loading(hostile: GradeHostile) -> None:
@@ -122,7 +132,11 @@ def test_writing_outside_scratch_is_denied(hostile: GradeHostile) -> None:
     # Only paths under /tmp can be written: the sandbox's own tmpfs (the exercise copy lives under
     # the host's /tmp, so its path exists there too). The harness checked the host's copy is unchanged.
     assert all(line.startswith("WROTE /tmp/") for line in wrote), wrote
-    for target in ("/etc/passwd", "/opt/mlkata/runner/wire.py", "/proc/sys/kernel/core_pattern", "/work"):
+    targets = ["/etc/passwd", "/opt/mlkata/runner/wire.py", "/proc/sys/kernel/core_pattern"]
+    if not REPO_ROOT.is_relative_to("/tmp"):
+        # A checkout under /tmp sits below the sandbox's own tmpfs, where writing is allowed and vanishes.
+        targets.append(str(REPO_ROOT))
+    for target in targets:
         assert any(line.startswith(f"denied {target}") for line in graded.output.splitlines()), target
 
 
