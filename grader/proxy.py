@@ -7,11 +7,11 @@ student's code raised. Only the functions the exercise declares can be called.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from grader.session import SolutionSession
+from grader.session import SolutionRaised, SolutionSession
 
 
 @dataclass
@@ -35,6 +35,22 @@ class StudentFunction:
     def __call__(self, *args: Any) -> Any:
         self._log.calls.append((self._name, args))
         return self._session().call(self._name, list(args)).value
+
+    def each(self, calls: Iterable[Sequence[Any]]) -> list[Any]:
+        """Make independent calls, in order, in one crossing of the boundary; return every result.
+
+        Much cheaper than calling one by one when a check needs hundreds of calls. If a call
+        raises, :class:`~grader.session.SolutionRaised` is raised for it, as with a single call.
+        """
+        args_list = [list(args) for args in calls]
+        self._log.calls.extend((self._name, tuple(args)) for args in args_list)
+        try:
+            return self._session().call_each(self._name, args_list)
+        except SolutionRaised as exc:
+            if exc.call_index is not None:
+                # The log's last call is the one that raised, so messages and details name it.
+                del self._log.calls[len(self._log.calls) - len(args_list) + exc.call_index + 1 :]
+            raise
 
     def returning_args(self, *args: Any) -> tuple[Any, list[Any]]:
         """Call, and also return the arguments as the function left them (to detect mutation)."""

@@ -24,6 +24,7 @@ class SolutionRaised(Exception):
     message: str
     line: int | None
     traceback: str
+    call_index: int | None = None  # which call of a batch raised
 
     def describe(self, context: str) -> str:
         where = f" (solution.py, line {self.line})" if self.line else ""
@@ -92,6 +93,16 @@ class SolutionSession:
             raise UnsupportedValue(_text(reply["unencodable"]))
         raise RunnerDied(Ending.MALFORMED_REPLY, detail="unexpected reply to call")
 
+    def call_each(self, function: str, args_list: list[list[Any]]) -> list[Any]:
+        """Independent calls in one crossing. If one raises, :class:`SolutionRaised` says which."""
+        reply = self._exchange({"op": "call_each", "function": function, "args_list": args_list})
+        values = reply.get("values")
+        if reply.get("ok") is True and isinstance(values, list) and len(values) == len(args_list):
+            return values
+        if "unencodable" in reply:
+            raise UnsupportedValue(_text(reply["unencodable"]))
+        raise RunnerDied(Ending.MALFORMED_REPLY, detail="unexpected reply to call_each")
+
     def _exchange(self, request: dict[str, Any]) -> dict[str, Any]:
         if not self.alive:
             raise RuntimeError("the runner has stopped")
@@ -114,6 +125,7 @@ class SolutionSession:
                 message=_text(info.get("message")),
                 line=_int(info.get("line")),
                 traceback=_text(info.get("traceback")),
+                call_index=_int(reply.get("index")),
             )
         return reply
 

@@ -249,8 +249,8 @@ class WarmRunnerProcess(RunnerProcess):
         self._open_streams = set(self._streams)
 
     def _start(self, limits: Limits) -> None:
-        request_r, self._request_w = os.pipe()
-        self._reply_r, reply_w = os.pipe()
+        request_r, self._request_w = sandbox.message_pipe()
+        self._reply_r, reply_w = sandbox.message_pipe()
         self._stdout_r, stdout_w = os.pipe()
         self._stderr_r, stderr_w = os.pipe()
         scratch = limits.scratch_mb << 20

@@ -54,6 +54,8 @@ def serve(request_fd: int, reply_fd: int, max_request: int) -> int:
             module, reply = _load(request["source"], request["functions"])
         elif request["op"] == "call" and module is not None:
             reply = _call(module, request["function"], request["args"], request.get("return_args", False))
+        elif request["op"] == "call_each" and module is not None:
+            reply = _call_each(module, request["function"], request["args_list"])
         else:
             reply = {"protocol_error": f"unexpected request {request['op']!r}"}
         _flush_output()
@@ -66,8 +68,7 @@ def serve(request_fd: int, reply_fd: int, max_request: int) -> int:
             parts = wire.encode_parts({"unencodable": str(exc)})
         except MemoryError:
             parts = wire.encode_parts({"unencodable": "the value is too large to send (out of memory encoding it)"})
-        for part in parts:
-            wire.write_frame(reply_fd, part)
+        wire.write_parts(reply_fd, parts)
 
 
 def _load(source: str, functions: list[str]) -> tuple[types.ModuleType | None, dict[str, Any]]:
@@ -129,6 +130,17 @@ def _call(module: types.ModuleType, name: str, args: list[Any], return_args: boo
     if return_args:
         reply["args_after"] = list(args)
     return reply
+
+
+def _call_each(module: types.ModuleType, name: str, args_list: list[list[Any]]) -> dict[str, Any]:
+    """Several independent calls in one crossing; stop at the first that raises."""
+    values: list[Any] = []
+    for args in args_list:
+        reply = _call(module, name, args, False)
+        if "raised" in reply:
+            return {"raised": reply["raised"], "index": len(values), "values": values}
+        values.append(reply["value"])
+    return {"ok": True, "values": values}
 
 
 def _describe_exception(exc: BaseException) -> dict[str, Any]:

@@ -197,6 +197,18 @@ def _from_tree(node: Any, arrays: list[np.ndarray], depth: int, counter: list[in
 # --------------------------------------------------------------------------- framing
 
 
+def write_parts(fd: int, parts: list[bytes | memoryview]) -> None:
+    """Write the buffers of one frame with as few system calls as the pipe allows."""
+    views = [memoryview(part).cast("B") for part in parts if len(part)]
+    while views:
+        written = os.writev(fd, views)
+        while views and written >= len(views[0]):
+            written -= len(views[0])
+            views.pop(0)
+        if written:
+            views[0] = views[0][written:]
+
+
 def write_frame(fd: int, frame: bytes | memoryview) -> None:
     """Write a whole encoded frame (or one of its parts) to a file descriptor."""
     view = memoryview(frame)

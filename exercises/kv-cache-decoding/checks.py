@@ -105,6 +105,28 @@ def decode_and_compare(student: Student, X: np.ndarray, p: Params, label: str) -
     return cache
 
 
+def each_step_from_correct_caches(
+    student: Student, X: np.ndarray, p: Params, label: str, steps: list[int] | None = None
+) -> None:
+    """Steps of X (all of them unless ``steps`` picks some), each from the correct cache of the
+    tokens before it.
+
+    The steps are independent, so they cross the sandbox boundary in one batch; whether the
+    solution reads its cache and nothing else is checked by ``caches_out_of_order``.
+    """
+    expected = causal_attention(X, p)
+    K, V = X @ p["Wk"], X @ p["Wv"]
+    steps = list(range(len(X))) if steps is None else steps
+    calls = [(X[t], {"k": K[:t], "v": V[:t]}, p) for t in steps]
+    for t, result in zip(steps, student.attend_step.each(calls), strict=True):
+        what = f"{label}, token {t + 1} of {len(X)}"
+        out, new_cache = expect_sequence(result, 2, what=f"attend_step's return value ({what})", hint="shape")
+        expect_dict(new_cache, ["k", "v"], what=f"new_cache ({what})", hint="shape")
+        compare_output(out, expected[t], X[t], K[:t], V[:t], p, what, X_before=X[:t])
+        for key, rows in (("k", K), ("v", V)):
+            expect_array(new_cache[key], rows[: t + 1], what=f'new_cache["{key}"] ({what})', hint="append-order")
+
+
 def compare_output(
     out: Any,
     expected: np.ndarray,
@@ -204,7 +226,7 @@ def random_shapes(student: Student) -> None:
     rng = np.random.default_rng(5)
     for D, d, T in ((3, 2, 6), (8, 4, 10), (5, 7, 8), (16, 8, 12), (32, 16, 9), (7, 3, 20), (12, 5, 15)):
         p = params(rng, D, d, spread=2.0)
-        decode_and_compare(student, rng.normal(size=(T, D)), p, f"D={D}, d={d}")
+        each_step_from_correct_caches(student, rng.normal(size=(T, D)), p, f"D={D}, d={d}")
 
 
 @check("Head size d = 1")
@@ -218,7 +240,10 @@ def head_size_one(student: Student) -> None:
 def long_sequence(student: Student) -> None:
     rng = np.random.default_rng(7)
     p = params(rng, 24, 16)
-    decode_and_compare(student, rng.normal(size=(300, 24)), p, "D=24, d=16")
+    # Every 15th step and the last few: caches of up to 299 rows, without sending all 300 of them
+    # (the data sent grows with the square of the length).
+    steps = [*range(0, 285, 15), *range(290, 300)]
+    each_step_from_correct_caches(student, rng.normal(size=(300, 24)), p, "D=24, d=16", steps)
 
 
 @check("Large inputs do not overflow the softmax", hint="stable-softmax")
@@ -226,7 +251,7 @@ def large_magnitudes(student: Student) -> None:
     rng = np.random.default_rng(8)
     p = params(rng, 8, 4)
     X = rng.normal(size=(10, 8)) * 300.0  # scores in the thousands: exp() of them overflows
-    decode_and_compare(student, X, p, "large inputs")
+    each_step_from_correct_caches(student, X, p, "large inputs")
 
 
 @check("Caches reused, branched and built elsewhere", hint="use-the-cache")
