@@ -191,3 +191,31 @@ def test_trusted_mode_gives_the_same_verdicts_without_the_sandbox(kv_exercise: E
     jailed = grade(kv_exercise, kv_exercise.mutant_paths()["no-scaling"].read_text())
     trusted = grade(kv_exercise, kv_exercise.mutant_paths()["no-scaling"].read_text(), jailed=False)
     assert [(t.id, t.status) for t in trusted.tests] == [(t.id, t.status) for t in jailed.tests]
+
+
+BATCH_CHECKS = """\
+from grader.checks import check
+from grader.expect import expect_integer
+
+
+@check("Adds many pairs in one crossing", public=True)
+def many_pairs(student):
+    pairs = [(a, a + 1) for a in range(50)]
+    for (a, b), got in zip(pairs, student.add.each(pairs)):
+        expect_integer(got, a + b, what=f"add({a}, {b})")
+"""
+
+
+def test_batched_calls_return_every_result_in_order(make_exercise: Callable[..., Path]) -> None:
+    exercise = load_exercise(make_exercise(files={"checks.py": BATCH_CHECKS}))
+    result = grade(exercise, "def add(a, b):\n    return a + b\n")
+    assert result.status is Status.PASS
+
+
+def test_a_batched_call_that_raises_is_named_in_the_message_and_details(make_exercise: Callable[..., Path]) -> None:
+    exercise = load_exercise(make_exercise(files={"checks.py": BATCH_CHECKS}))
+    result = grade(exercise, "def add(a, b):\n    if a == 7:\n        raise ValueError('seven')\n    return a + b\n")
+    [check_result] = result.tests
+    assert check_result.reason is Reason.RAISED
+    assert check_result.message.startswith("add() raised ValueError: seven (solution.py, line 3)")
+    assert check_result.details == {"call": "add(7, 8)"}
