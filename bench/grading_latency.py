@@ -2,7 +2,7 @@
 
     (a) floor   the checks in this process, calling the reference directly (no sandbox at all)
     (b) cold    mlkata's grader with a fresh sandbox per grade (bubblewrap + Python + numpy)
-    (c) warm    mlkata's grader on pre-started runners, when this build has them
+    (c) warm    mlkata's grader forking each run from a pre-started sandboxed runner
     (d) peer    what most graders do: the same checks as a pytest file, run in a fresh sandbox
 
 Run with ``make bench``. Numbers are wall-clock on this machine; ratios are to (a).
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 import shutil
 import statistics
 import subprocess
@@ -26,6 +27,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+# As the mlkata executable does (app/entry.py): no BLAS threads competing with the sandboxed runs.
+for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_name, "1")
 
 from grader.checks import CheckFailed  # noqa: E402
 from grader.exercise import Exercise, load_exercise  # noqa: E402
@@ -47,6 +51,9 @@ class _DirectFunction:
 
     def returning_args(self, *args: Any) -> tuple[Any, list[Any]]:
         return self._function(*args), list(args)
+
+    def each(self, calls: Any) -> list[Any]:
+        return [self._function(*args) for args in calls]
 
 
 class _DirectStudent:
@@ -83,6 +90,7 @@ class Direct:
     def __init__(self, f): self.f = f
     def __call__(self, *a): return self.f(*a)
     def returning_args(self, *a): return self.f(*a), list(a)
+    def each(self, calls): return [self.f(*a) for a in calls]
 
 class Student:
     def __getattr__(self, name): return Direct(getattr(solution, name))
@@ -163,10 +171,10 @@ def main() -> None:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
 
-    warm_available = importlib.util.find_spec("grader.warm") is not None
     variants: dict[str, Callable[[], bool]] = {
         "(a) floor: checks in-process, no sandbox": lambda: floor_grade(exercise, module),
-        "(b) cold: fresh sandbox per grade": lambda: grade(exercise, reference).status is Status.PASS,
+        "(b) cold: fresh sandbox per grade": lambda: grade(exercise, reference, warm=False).status is Status.PASS,
+        "(c) warm: forked from a pre-started sandbox": lambda: grade(exercise, reference).status is Status.PASS,
     }
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
@@ -192,21 +200,19 @@ def main() -> None:
         print(f"{'variant':<48} {'p50 ms':>9} {'p95 ms':>9} {'p50 / floor':>12}")
         for name, p50, p95 in rows:
             print(f"{name:<48} {p50 * 1000:>9.1f} {p95 * 1000:>9.1f} {p50 / floor_p50:>11.1f}x")
-        if not warm_available:
-            print(f"{'(c) warm: pre-started runners':<48} {'not built yet':>9}")
-        peer_p50 = rows[-1][1]
-        cold_p50 = rows[1][1]
-        print(f"\ncold is {peer_p50 / cold_p50:.1f}x faster than the pytest-per-run peer")
+        p50 = {name[:3]: p for name, p, _ in rows}
+        print(f"\nwarm is {p50['(d)'] / p50['(c)']:.1f}x faster than the pytest-per-run peer, "
+              f"cold {p50['(d)'] / p50['(b)']:.1f}x; warm p50 is {p50['(c)'] / p50['(a)']:.1f}x the floor")  # fmt: skip
 
-        print("\nThroughput of the cold path (grades per second)")
         ideal = 2 / cpu_per_floor_grade
-        print(f"ideal on 2 cores from the floor's CPU time ({cpu_per_floor_grade * 1000:.1f} ms/grade): {ideal:.0f}/s")
-        cold = variants["(b) cold: fresh sandbox per grade"]
-        for concurrency in (1, 2, 4, 8):
-            rate = throughput(cold, concurrency, max(16, 4 * concurrency))
-            print(f"  concurrency {concurrency}: {rate:6.1f}/s  ({rate / ideal:.0%} of ideal)")
+        print(f"\nThroughput (grades per second); ideal on 2 cores from the floor's CPU time "
+              f"({cpu_per_floor_grade * 1000:.1f} ms/grade): {ideal:.0f}/s")  # fmt: skip
+        for name in ("(b) cold: fresh sandbox per grade", "(c) warm: forked from a pre-started sandbox"):
+            for concurrency in (1, 2, 4, 8):
+                rate = throughput(variants[name], concurrency, max(16, 4 * concurrency))
+                print(f"  {name[:8]} concurrency {concurrency}: {rate:6.1f}/s  ({rate / ideal:.0%} of ideal)")
 
-        print("\nBad submissions beside good ones (cold path, concurrency 4)")
+        print("\nBad submissions beside good ones (warm path, concurrency 4)")
         wrong = (exercise.path / "mutants" / "no-scaling.py").read_text()
         looping = (
             "def attend_step(x_t, cache, p):\n    while True:\n        pass\n\ndef kv_cache_bytes(*a):\n    return 0\n"
