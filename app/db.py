@@ -7,11 +7,13 @@ from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
+#: A PostgreSQL advisory lock key: web and worker processes starting together migrate one at a time.
+_MIGRATION_LOCK = 0x6D6C6B61
 
 
 def make_engine(url: str) -> Engine:
@@ -50,5 +52,7 @@ def upgrade(engine: Engine) -> None:
     """Bring the database to the latest schema (what the server does at start-up)."""
     config = alembic_config(engine.url.render_as_string(hide_password=False))
     with engine.begin() as connection:
+        if connection.dialect.name == "postgresql":
+            connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _MIGRATION_LOCK})
         config.attributes["connection"] = connection
         command.upgrade(config, "head")

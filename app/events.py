@@ -3,7 +3,13 @@
 Workers record events; event streams read them back from the database, so a client that reconnects
 with ``Last-Event-ID`` — or connects after the run, or after a restart — gets exactly what it missed.
 A :class:`Notifier` wakes waiting streams at once; streams also poll, so events recorded by another
-process (a separate worker) arrive too.
+process (a separate worker) arrive too. With Redis, an :class:`EventFeed` also publishes each event
+to a per-submission stream that any web process can follow (``app.redis_events``).
+
+Numbering: each event takes the next number from the submission row's ``last_event_seq`` with one
+atomic ``UPDATE … RETURNING``, which also holds the row lock until commit, so numbers stay unique
+and gapless however many processes record events. The same statement carries the guard that makes
+stale writers harmless: a worker whose claim was taken over (another attempt) records nothing.
 """
 
 from __future__ import annotations
@@ -11,14 +17,14 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import AsyncIterator, Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager, nullcontext, suppress
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
-from sqlalchemy import func, select
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.models import SubmissionEvent
+from app.models import Submission, SubmissionEvent
 
 EventType = Literal["queued", "started", "check", "output", "done"]
 
@@ -60,38 +66,96 @@ class Notifier:
                         del self._waiters[submission_id]
 
 
+class EventFeed(Protocol):
+    """Somewhere besides the database that events are published to and followed from."""
+
+    def publish(self, submission_id: str, events: list[StoredEvent]) -> None:
+        """Called after the events' transaction committed; must not raise."""
+        ...
+
+    def follow(self, submission_id: str, after: int) -> AsyncIterator[StoredEvent]:
+        """Every event after ``after`` until ``done``; falls back to the database itself."""
+        ...
+
+    def close(self) -> None: ...
+
+
 class EventLog:
     """Records and reads the events of submissions."""
 
-    def __init__(self, sessions: sessionmaker[Session], notifier: Notifier) -> None:
+    def __init__(
+        self,
+        sessions: sessionmaker[Session],
+        notifier: Notifier,
+        *,
+        feed: EventFeed | None = None,
+        poll_seconds: float = 1.0,
+    ) -> None:
         self._sessions = sessions
         self._notifier = notifier
-        # Numbering reads the last seq then inserts: one writer at a time in this process keeps it gapless.
-        self._write_lock = threading.Lock()
+        self.feed = feed
+        self.poll_seconds = poll_seconds
+        # SQLite: one writer at a time in this process, so a read-then-write transaction never meets
+        # SQLITE_BUSY halfway. PostgreSQL's row locks need no help.
+        sqlite = sessions.kw["bind"].dialect.name == "sqlite"
+        self._write_lock: threading.Lock | nullcontext[None] = threading.Lock() if sqlite else nullcontext()
 
     @contextmanager
     def writing(self) -> Iterator[Session]:
         """A transaction in which :meth:`add` may be called; streams are woken after it commits."""
-        touched: set[str] = set()
+        recorded: dict[str, list[StoredEvent]] = {}
         with self._write_lock, self._sessions.begin() as session:
-            session.info["touched"] = touched
+            session.info["recorded"] = recorded
             yield session
-        for submission_id in touched:
+        for submission_id, events in recorded.items():
             self._notifier.notify(submission_id)
+            if self.feed is not None:
+                self.feed.publish(submission_id, events)
 
-    def add(self, session: Session, submission_id: str, type_: EventType, data: dict[str, Any]) -> int:
-        """Append an event inside a :meth:`writing` transaction; return its number."""
-        last = session.scalar(
-            select(func.max(SubmissionEvent.seq)).where(SubmissionEvent.submission_id == submission_id)
+    def add(
+        self,
+        session: Session,
+        submission_id: str,
+        type_: EventType,
+        data: dict[str, Any],
+        *,
+        status: str | None = None,
+        attempt: int | None = None,
+    ) -> int | None:
+        """Append an event inside a :meth:`writing` transaction; return its number.
+
+        With ``status`` and/or ``attempt``, the event is only recorded while the submission is in that
+        state and claim; otherwise nothing is recorded and None is returned.
+        """
+        numbering = (
+            update(Submission)
+            .where(Submission.id == submission_id)
+            .values(last_event_seq=Submission.last_event_seq + 1)
+            .returning(Submission.last_event_seq)
+            .execution_options(synchronize_session=False)
         )
-        seq = (last or 0) + 1
+        if status is not None:
+            numbering = numbering.where(Submission.status == status)
+        if attempt is not None:
+            numbering = numbering.where(Submission.attempts == attempt)
+        seq = session.execute(numbering).scalar_one_or_none()
+        if seq is None:
+            return None
         session.add(SubmissionEvent(submission_id=submission_id, seq=seq, type=type_, data=data))
-        session.info["touched"].add(submission_id)
+        session.info["recorded"].setdefault(submission_id, []).append(StoredEvent(seq=seq, type=type_, data=data))
         return seq
 
-    def record(self, submission_id: str, type_: EventType, data: dict[str, Any]) -> int:
+    def record(
+        self,
+        submission_id: str,
+        type_: EventType,
+        data: dict[str, Any],
+        *,
+        status: str | None = None,
+        attempt: int | None = None,
+    ) -> int | None:
         with self.writing() as session:
-            return self.add(session, submission_id, type_, data)
+            return self.add(session, submission_id, type_, data, status=status, attempt=attempt)
 
     def since(self, submission_id: str, after: int = 0) -> list[StoredEvent]:
         with self._sessions() as session:
@@ -111,8 +175,14 @@ class EventLog:
                 )
             )
 
-    async def follow(self, submission_id: str, after: int = 0, poll_seconds: float = 1.0) -> AsyncIterator[StoredEvent]:
+    def follow(self, submission_id: str, after: int = 0) -> AsyncIterator[StoredEvent]:
         """Every event after ``after``, as it is recorded, until the ``done`` event."""
+        if self.feed is not None:
+            return self.feed.follow(submission_id, after)
+        return self.follow_database(submission_id, after)
+
+    async def follow_database(self, submission_id: str, after: int = 0) -> AsyncIterator[StoredEvent]:
+        """:meth:`follow` from the database alone: woken in this process, polling for other processes."""
         with self._notifier.subscribe(submission_id) as wake:
             while True:
                 wake.clear()  # before reading, so an event recorded during the read is not missed
@@ -123,4 +193,4 @@ class EventLog:
                     if event.type == "done":
                         return
                 with suppress(TimeoutError):
-                    await asyncio.wait_for(wake.wait(), timeout=poll_seconds)
+                    await asyncio.wait_for(wake.wait(), timeout=self.poll_seconds)

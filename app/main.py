@@ -12,18 +12,23 @@ from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from starlette.responses import FileResponse
 
-from app import api, pages
+from app import api, health, pages
 from app.db import make_engine, make_sessionmaker, upgrade
 from app.docs import docs_router
 from app.errors import install_error_handlers
 from app.events import EventLog, Notifier
+from app.health import SandboxStatus
 from app.jobs import GradingJobs
 from app.learners import LearnerCookies, LearnerMiddleware
-from app.queue import InProcessQueue, WorkerPool
+from app.metrics import Metrics
+from app.queue import InProcessQueue, SubmissionQueue, WorkerPool
+from app.redis_events import RedisEventFeed
+from app.redis_queue import RedisQueue, consumer_name, redis_client
 from app.security import SecurityHeadersMiddleware
 from app.services import Services
 from app.settings import Settings
 from app.submissions import RateLimit, Submissions
+from app.sweeper import Maintenance, Sweeper
 from grader.exercise import load_exercises
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -33,19 +38,49 @@ STATIC_DIST = ROOT / "static" / "dist"
 log = logging.getLogger(__name__)
 
 
-def build_services(settings: Settings) -> Services:
+def build_services(settings: Settings, *, graders: int | None = None, role: str = "web") -> Services:
+    """Everything one process needs; ``graders`` overrides how many gradings it runs at once."""
     engine = make_engine(settings.resolved_database_url())
     sessions = make_sessionmaker(engine)
     exercises = load_exercises(settings.exercises_dir)
     events = EventLog(sessions, Notifier())
-    queue = InProcessQueue(settings.max_queue)
+    consumer = consumer_name()
+    queue: SubmissionQueue
+    if settings.redis_url:
+        queue = RedisQueue(
+            redis_client(settings.redis_url), sessions, prefix=settings.redis_prefix,
+            max_size=settings.max_queue, lease_seconds=settings.lease_seconds, consumer=consumer,
+        )  # fmt: skip
+        events.feed = RedisEventFeed(
+            settings.redis_url, prefix=settings.redis_prefix, ttl_seconds=settings.events_ttl_seconds,
+            read_database=events.since,
+        )  # fmt: skip
+    else:
+        queue = InProcessQueue(settings.max_queue)
     submissions = Submissions(
         sessions, events, queue, max_queue=settings.max_queue,
         rate_limit=RateLimit(settings.rate_limit, settings.rate_limit_window),
     )  # fmt: skip
-    jobs = GradingJobs(sessions, events, exercises, jailed=settings.jailed)
-    workers = WorkerPool(queue, jobs.run, settings.workers, on_taken=submissions.report_positions)
-    return Services(settings, engine, sessions, exercises, events, queue, submissions, jobs, workers)
+    metrics = Metrics()
+    size = settings.resolved_workers() if graders is None else graders
+    jobs = GradingJobs(
+        sessions, events, exercises, jailed=settings.jailed, lease_seconds=settings.lease_seconds,
+        max_attempts=settings.max_attempts, worker_id=f"{role}:{consumer}", metrics=metrics,
+        on_claimed=submissions.report_positions,
+    )  # fmt: skip
+    workers = WorkerPool(queue, jobs.run, size)
+    maintenance = None
+    if isinstance(queue, RedisQueue):
+        sweeper = Sweeper(queue, events, jobs, metrics, lease_seconds=settings.lease_seconds)
+        maintenance = Maintenance(
+            jobs, sweeper, lease_seconds=settings.lease_seconds, sweep_seconds=settings.sweep_seconds
+        )
+    services = Services(
+        settings, engine, sessions, exercises, events, queue, submissions, jobs, workers, metrics,
+        SandboxStatus(jailed=settings.jailed, graders=size), maintenance,
+    )  # fmt: skip
+    metrics.track_queue_depth(services.queue_depth)
+    return services
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -58,16 +93,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         upgrade(services.engine)
-        for submission_id in services.jobs.recover():
-            services.queue.enqueue(submission_id, force=True)
-        services.workers.start()
+        if isinstance(services.queue, InProcessQueue):
+            # This process was the only grader: runs cut short by a restart are over. With Redis, workers
+            # elsewhere may still be running them; the sweeper deals with the ones whose worker died.
+            for submission_id in services.jobs.recover():
+                services.queue.enqueue(submission_id, force=True)
+        services.start()
         if not (STATIC_DIST / "exercise.js").is_file():
             log.warning("static/dist is not built: run `make frontend` (the pages will have no editor)")
         try:
             yield
         finally:
-            services.workers.stop()
-            services.engine.dispose()
+            services.stop()
+            if isinstance(services.events.feed, RedisEventFeed):
+                await services.events.feed.aclose()
 
     app = FastAPI(
         title="mlkata",
@@ -79,6 +118,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.services = services
     install_error_handlers(app, templates)
+    app.include_router(health.router(services.health, services.metrics))
     app.include_router(api.router())
     app.include_router(pages.router(templates))
     app.include_router(docs_router())

@@ -48,6 +48,7 @@ class Submission(Base):
     __table_args__ = (
         Index("ix_submissions_learner_created", "learner_id", "created_at"),
         Index("ix_submissions_status", "status"),
+        Index("ix_submissions_status_created", "status", "created_at"),
     )
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True)
@@ -60,6 +61,18 @@ class Submission(Base):
     started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
     duration_ms: Mapped[float | None] = mapped_column(Float, default=None)
+    # The number of the last event recorded, bumped by one atomic UPDATE per event: numbering stays
+    # gapless and unique even when several processes record events of one submission.
+    last_event_seq: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    # Which run owns the submission: bumped each time a worker claims it, so a worker that lost its
+    # claim (its lease ran out and another worker took over) can no longer record anything.
+    attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    # Queued: when the sweeper next checks the queue still holds it. Running: when the worker's
+    # claim runs out unless renewed. Past it, the sweeper puts the submission back in the queue.
+    lease_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    worker_id: Mapped[str | None] = mapped_column(String(100), default=None)
+    # The queue's own id for the entry carrying this submission (a Redis stream entry id).
+    queue_ref: Mapped[str | None] = mapped_column(String(64), default=None)
 
 
 class SubmissionEvent(Base):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 from typing import Protocol
@@ -36,6 +37,10 @@ class SubmissionQueue(Protocol):
 
     def waiting(self) -> list[str]:
         """The waiting ids, first first."""
+        ...
+
+    def ack(self, submission_id: str) -> None:
+        """The id taken last has been dealt with (its result is recorded, or it was not ours to grade)."""
         ...
 
     def close(self) -> None: ...
@@ -77,6 +82,9 @@ class InProcessQueue:
         with self._condition:
             return list(self._items)
 
+    def ack(self, submission_id: str) -> None:
+        """Nothing to do: an id taken from memory is gone already; a restart recovers from the database."""
+
     def __len__(self) -> int:
         with self._condition:
             return len(self._items)
@@ -108,13 +116,19 @@ class WorkerPool:
             thread.start()
             self._threads.append(thread)
 
-    def stop(self, timeout: float = 15.0) -> None:
-        """Stop taking work; wait for the runs in progress (at most ``timeout`` seconds in all)."""
+    def stop(self, timeout: float = 15.0) -> bool:
+        """Stop taking work; wait for the runs in progress (at most ``timeout`` seconds in all).
+
+        Return whether every thread finished in time.
+        """
         self._stopping.set()
         self.queue.close()
+        deadline = time.monotonic() + timeout
         for thread in self._threads:
-            thread.join(timeout=timeout / max(len(self._threads), 1))
+            thread.join(timeout=max(0.0, deadline - time.monotonic()))
+        finished = not any(thread.is_alive() for thread in self._threads)
         self._threads.clear()
+        return finished
 
     def _work(self) -> None:
         while not self._stopping.is_set():
@@ -128,4 +142,10 @@ class WorkerPool:
             try:
                 self.handle(submission_id)
             except Exception:  # the handler records its own failures; this keeps the worker alive regardless
-                log.exception("grading submission %s failed", submission_id)
+                # Not acknowledged: the queue hands it out again once its lease runs out.
+                log.exception("grading submission %s failed", submission_id, extra={"submission_id": submission_id})
+                continue
+            try:
+                self.queue.ack(submission_id)
+            except Exception:
+                log.exception("acknowledging submission %s failed", submission_id)

@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from fastapi import Request
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.events import EventLog
+from app.health import SandboxStatus, check_database, check_queue, health_report
 from app.jobs import GradingJobs
+from app.metrics import Metrics
 from app.queue import SubmissionQueue, WorkerPool
+from app.redis_queue import RedisQueue
 from app.settings import Settings
 from app.submissions import Submissions
+from app.sweeper import Maintenance
 from grader.exercise import Exercise
 
 
@@ -27,6 +32,42 @@ class Services:
     submissions: Submissions
     jobs: GradingJobs
     workers: WorkerPool
+    metrics: Metrics
+    sandbox: SandboxStatus
+    maintenance: Maintenance | None = None
+
+    def queue_depth(self) -> int:
+        if isinstance(self.queue, RedisQueue):
+            return self.queue.depth()
+        return len(self.queue.waiting())
+
+    def health(self) -> tuple[int, dict[str, Any]]:
+        """``/healthz``: (HTTP status, body)."""
+        ping = self.queue.ping if isinstance(self.queue, RedisQueue) else None
+        return health_report(
+            {
+                "database": check_database(self.engine),
+                "queue": check_queue(ping, self.queue_depth),
+                "sandbox": self.sandbox.check(),
+            }
+        )
+
+    def start(self) -> None:
+        """Start grading (if this process grades) and the lease renewal and sweeper (with Redis)."""
+        self.sandbox.prewarm()
+        self.workers.start()
+        if self.maintenance is not None:
+            self.maintenance.start()
+
+    def stop(self, timeout: float = 15.0) -> bool:
+        """Stop taking work and wait for the runs in progress; return whether they all finished."""
+        finished = self.workers.stop(timeout)
+        if self.maintenance is not None:
+            self.maintenance.stop()
+        if self.events.feed is not None:
+            self.events.feed.close()
+        self.engine.dispose()
+        return finished
 
 
 def services(request: Request) -> Services:

@@ -1,17 +1,30 @@
-"""Server settings, read from ``MLKATA_*`` environment variables (and a ``.env`` file)."""
+"""Settings, read from ``MLKATA_*`` environment variables, a ``.env`` file and an optional settings file.
+
+Precedence, highest first: values passed in code, environment variables, the file named by
+``MLKATA_SETTINGS_FILE`` (``.toml``: keys without the prefix; anything else: ``.env`` syntax), ``./.env``.
+Every field is documented in ``docs/settings.md`` (a test keeps the two in step).
+"""
 
 from __future__ import annotations
 
 import os
 import secrets
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import (
+    BaseSettings,
+    DotEnvSettingsSource,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
 
 from grader.cli import DEFAULT_EXERCISES
 
 SECRET_KEY_FILE = "secret_key"
+SETTINGS_FILE_VARIABLE = "MLKATA_SETTINGS_FILE"
 
 
 class Settings(BaseSettings):
@@ -23,10 +36,43 @@ class Settings(BaseSettings):
     database_url: str | None = Field(None, description="SQLAlchemy URL; default: SQLite in data_dir.")
     secret_key: str | None = Field(None, description="Signs learner cookies; generated in data_dir when unset.")
     exercises_dir: Path = Field(DEFAULT_EXERCISES, description="Folder holding the exercise folders.")
-    workers: int = Field(
-        default_factory=lambda: os.cpu_count() or 1,
+    settings_file: Path | None = Field(
+        None,
+        description="A .toml or .env file of further settings; only read from the environment (MLKATA_SETTINGS_FILE).",
+    )
+    redis_url: str | None = Field(
+        None,
+        description="Redis URL (redis://host:6379/0). Set: submissions go through Redis Streams to `mlkata worker` "
+        "processes. Unset: the embedded in-process queue.",
+    )
+    redis_prefix: str = Field(
+        "mlkata", min_length=1, description="Prefix of every Redis key, so several sites can share one Redis."
+    )
+    workers: int | None = Field(
+        None,
         ge=0,
-        description="Gradings run at once in this process; 0 only queues (for workers running elsewhere).",
+        description="Gradings `mlkata serve` runs at once; 0 only queues. Default: the CPU count with the embedded "
+        "queue, 0 with Redis (`mlkata worker` grades).",
+    )
+    lease_seconds: float = Field(
+        30.0,
+        gt=0,
+        description="How long a claim on a submission lasts without renewal (workers renew it every third of it); "
+        "past it, the submission is graded again by another worker.",
+    )
+    sweep_seconds: float = Field(
+        5.0, gt=0, description="How often each process looks for submissions stuck past their lease."
+    )
+    max_attempts: int = Field(
+        3, ge=1, description="Claims a submission may get; one whose workers keep dying is then failed with an error."
+    )
+    events_ttl_seconds: int = Field(
+        3600,
+        ge=1,
+        description="How long a finished submission's events stay in Redis (the database keeps them for good).",
+    )
+    log_format: Literal["json", "text"] = Field(
+        "json", description="Log lines as JSON objects (with the submission id) or as plain text."
     )
     max_queue: int = Field(64, ge=1, description="Submissions waiting at most; more get 503.")
     rate_limit: int = Field(30, ge=1, description="Submissions one learner may make per rate_limit_window.")
@@ -34,6 +80,33 @@ class Settings(BaseSettings):
     max_code_kb: int = Field(64, ge=1, description="Largest solution accepted, in KiB.")
     jailed: bool = Field(True, description="Run solutions in the sandbox. Turn off only for trusted code.")
     cookie_secure: bool = Field(False, description="Send the learner cookie over HTTPS only.")
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        sources = [init_settings, env_settings]
+        named = os.environ.get(SETTINGS_FILE_VARIABLE)
+        if named:
+            path = Path(named)
+            if not path.is_file():
+                raise FileNotFoundError(f"{SETTINGS_FILE_VARIABLE} names {named}, which is not a file")
+            if path.suffix == ".toml":
+                sources.append(TomlConfigSettingsSource(settings_cls, toml_file=path))
+            else:
+                sources.append(DotEnvSettingsSource(settings_cls, env_file=path))
+        return (*sources, dotenv_settings, file_secret_settings)
+
+    def resolved_workers(self) -> int:
+        """Grading threads in the web process: with Redis, workers grade elsewhere unless asked."""
+        if self.workers is not None:
+            return self.workers
+        return 0 if self.redis_url else os.cpu_count() or 1
 
     def resolved_database_url(self) -> str:
         return self.database_url or f"sqlite:///{(self.data_dir / 'mlkata.db').resolve()}"

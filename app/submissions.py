@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import math
 import threading
 import uuid
@@ -9,6 +10,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from redis.exceptions import RedisError
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -16,6 +18,8 @@ from app.events import EventLog
 from app.learners import ensure_learner
 from app.models import Progress, Submission, SubmissionStatus, utcnow
 from app.queue import QueueFull, SubmissionQueue
+
+log = logging.getLogger(__name__)
 
 
 class RateLimited(Exception):
@@ -60,7 +64,11 @@ class Submissions:
                 session.flush()
                 # Recorded before the id is queued, so "queued" always comes before a worker's "started".
                 self.events.add(session, submission.id, "queued", {"position": waiting + 1})
-            self.queue.enqueue(submission.id, force=True)
+            try:
+                self.queue.enqueue(submission.id, force=True)
+            except RedisError as exc:
+                # Recorded is enough: the sweeper queues it once Redis answers again.
+                log.warning("queueing failed, the sweeper will retry: %s", exc, extra={"submission_id": submission.id})
             return submission
 
     def _check_rate(self, learner: str) -> None:
@@ -83,7 +91,8 @@ class Submissions:
             return
         with self.events.writing() as session:
             for position, submission_id in enumerate(waiting, start=1):
-                self.events.add(session, submission_id, "queued", {"position": position})
+                # Only while still waiting: another worker may have started it meanwhile.
+                self.events.add(session, submission_id, "queued", {"position": position}, status="queued")
 
     def get(self, learner: str, submission_id: str) -> Submission | None:
         """The learner's own submission, or None (also for somebody else's: the same 404 for both)."""

@@ -83,6 +83,7 @@ async def submit(slug: str, request: Request, app: ServicesDep) -> SubmissionAcc
             503, "The grader is busy: too many submissions are waiting. Try again in a minute.",
             headers={"Retry-After": "30"},
         ) from None  # fmt: skip
+    app.metrics.submissions.inc()
     return SubmissionAccepted(
         id=submission.id,
         status="queued",

@@ -1,0 +1,145 @@
+"""``/healthz`` and ``/metrics``, for the web app and (on ``--metrics-port``) for each worker process.
+
+``/healthz`` answers 200 when every component works and 503 otherwise, with each component's status:
+the database (a query), the queue (Redis answers a PING; the embedded queue always works) and the
+sandbox (bubblewrap is installed, and whether the warm pool started its first zygote).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections.abc import Callable
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse, Response
+from redis.exceptions import RedisError
+from sqlalchemy import Engine, text
+from sqlalchemy.exc import SQLAlchemyError
+
+from app.metrics import CONTENT_TYPE, Metrics
+from grader.sandbox import SandboxUnavailable, require_sandbox
+from grader.warm import default_pool
+
+log = logging.getLogger(__name__)
+
+Component = dict[str, Any]
+
+
+class SandboxStatus:
+    """Whether this process can grade: bubblewrap present, and the warm pool's first zygote started."""
+
+    def __init__(self, *, jailed: bool, graders: int) -> None:
+        self.jailed, self.graders = jailed, graders
+        self._warm: str = "not started"
+        self._lock = threading.Lock()
+
+    def prewarm(self) -> None:
+        """Start one zygote now (in the background), so the first submission does not wait for it."""
+        if not self.jailed or self.graders == 0:
+            return
+
+        def start() -> None:
+            try:
+                pool = default_pool()
+                pool.release(pool.acquire(), healthy=True)
+                outcome = "started"
+            except Exception as exc:
+                log.exception("the warm sandbox pool did not start")
+                outcome = f"failed: {exc}"
+            with self._lock:
+                self._warm = outcome
+
+        with self._lock:
+            self._warm = "starting"
+        threading.Thread(target=start, name="mlkata-prewarm", daemon=True).start()
+
+    def check(self) -> Component:
+        if self.graders == 0:
+            return {"status": "ok", "graders": 0, "detail": "this process does not grade"}
+        if not self.jailed:
+            return {"status": "ok", "graders": self.graders, "jailed": False}
+        try:
+            bwrap = require_sandbox()
+        except SandboxUnavailable as exc:
+            return {"status": "fail", "graders": self.graders, "error": str(exc)}
+        with self._lock:
+            warm = self._warm
+        status = "fail" if warm.startswith("failed") else "ok"
+        return {"status": status, "graders": self.graders, "bwrap": bwrap, "warm_pool": warm}
+
+
+def check_database(engine: Engine) -> Component:
+    try:
+        with engine.connect() as connection:
+            connection.execute(text("SELECT 1"))
+    except (SQLAlchemyError, OSError) as exc:
+        return {"status": "fail", "backend": engine.dialect.name, "error": type(exc).__name__}
+    return {"status": "ok", "backend": engine.dialect.name}
+
+
+def check_queue(ping: Callable[[], None] | None, depth: Callable[[], int]) -> Component:
+    """``ping`` is None for the embedded queue, which cannot be unreachable."""
+    backend = "embedded" if ping is None else "redis"
+    try:
+        if ping is not None:
+            ping()
+        waiting = depth()
+    except (RedisError, SQLAlchemyError, OSError) as exc:
+        return {"status": "fail", "backend": backend, "error": f"{type(exc).__name__}: {exc}"}
+    return {"status": "ok", "backend": backend, "depth": waiting}
+
+
+def health_report(components: dict[str, Component]) -> tuple[int, dict[str, Any]]:
+    healthy = all(c["status"] == "ok" for c in components.values())
+    status = HTTPStatus.OK if healthy else HTTPStatus.SERVICE_UNAVAILABLE
+    return status, {"status": "ok" if healthy else "fail", "components": components}
+
+
+def router(report: Callable[[], tuple[int, dict[str, Any]]], metrics: Metrics) -> APIRouter:
+    endpoints = APIRouter(include_in_schema=False)
+
+    @endpoints.get("/healthz")
+    def healthz(_: Request) -> JSONResponse:
+        status, body = report()
+        return JSONResponse(body, status_code=status, headers={"Cache-Control": "no-store"})
+
+    @endpoints.get("/metrics")
+    def metrics_endpoint() -> Response:
+        return Response(metrics.render(), media_type=CONTENT_TYPE)
+
+    return endpoints
+
+
+def serve_endpoints(
+    host: str, port: int, report: Callable[[], tuple[int, dict[str, Any]]], metrics: Metrics
+) -> ThreadingHTTPServer:
+    """``/metrics`` and ``/healthz`` of a worker process, on a small HTTP server in a thread."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            if self.path == "/metrics":
+                self._send(HTTPStatus.OK, metrics.render(), CONTENT_TYPE)
+            elif self.path == "/healthz":
+                status, body = report()
+                self._send(status, json.dumps(body).encode(), "application/json")
+            else:
+                self._send(HTTPStatus.NOT_FOUND, b"not found\n", "text/plain")
+
+        def _send(self, status: int, body: bytes, content_type: str) -> None:
+            self.send_response(status)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass  # scrapes every few seconds would drown the log
+
+    server = ThreadingHTTPServer((host, port), Handler)
+    threading.Thread(target=server.serve_forever, name="mlkata-metrics", daemon=True).start()
+    return server
