@@ -1,12 +1,19 @@
-"""Fixtures shared by every test folder: the real exercises, and small exercises made on the spot."""
+"""Fixtures shared by every test folder: the real exercises, small exercises made on the spot, and services."""
 
 from __future__ import annotations
 
+import os
 import textwrap
-from collections.abc import Callable
+import uuid
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
+import redis
+from sqlalchemy import create_engine, make_url
+from sqlalchemy import text as sql
+from sqlalchemy.exc import OperationalError
 
 from grader.exercise import Exercise, load_exercise
 
@@ -81,3 +88,81 @@ def make_exercise(tmp_path: Path) -> Callable[..., Path]:
 @pytest.fixture
 def adder(make_exercise: Callable[..., Path]) -> Exercise:
     return load_exercise(make_exercise())
+
+
+# -- PostgreSQL and Redis, for the tests marked ``services`` ---------------------------------------------------
+
+#: Where the test services are; a test session creates (and drops) its own databases and uses its own key prefix.
+POSTGRES_URL = os.environ.get("MLKATA_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
+REDIS_URL = os.environ.get("MLKATA_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+
+
+def service_missing(what: str, why: object) -> NoReturn:
+    """Fail when ``CI`` is set (a CI job must never pass by skipping), else skip saying what is missing."""
+    message = f"{what} is unreachable ({why}); tests marked 'services' need it"
+    if os.environ.get("CI"):
+        pytest.fail(f"{message}, and CI is set", pytrace=False)
+    pytest.skip(f"{message}: start it, or run pytest -m 'not services'")
+
+
+class PostgresDatabases:
+    """Makes uniquely named databases on the test server and drops them all at the end of the session."""
+
+    def __init__(self, admin_url: str) -> None:
+        self.admin_url = make_url(admin_url)
+        self.prefix = f"mlkata_test_{os.getpid()}_{uuid.uuid4().hex[:6]}"
+        self.created: list[str] = []
+        self._engine = create_engine(self.admin_url, isolation_level="AUTOCOMMIT", pool_pre_ping=True)
+
+    def check(self) -> None:
+        with self._engine.connect() as connection:
+            connection.execute(sql("SELECT 1"))
+
+    def create(self) -> str:
+        name = f"{self.prefix}_{len(self.created) + 1}"
+        with self._engine.connect() as connection:
+            connection.execute(sql(f'CREATE DATABASE "{name}"'))
+        self.created.append(name)
+        return self.admin_url.set(database=name).render_as_string(hide_password=False)
+
+    def drop_all(self) -> None:
+        with self._engine.connect() as connection:
+            for name in self.created:
+                connection.execute(sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        self._engine.dispose()
+
+
+@pytest.fixture(scope="session")
+def postgres_databases() -> Iterator[PostgresDatabases]:
+    databases = PostgresDatabases(POSTGRES_URL)
+    try:
+        databases.check()
+    except OperationalError as exc:
+        service_missing(f"PostgreSQL at {databases.admin_url.render_as_string()}", exc.orig or exc)
+    yield databases
+    databases.drop_all()
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> str:
+    """The shared Redis: tests use their own key prefix (``redis_prefix``) and never flush it."""
+    client = redis.Redis.from_url(REDIS_URL, socket_connect_timeout=2)
+    try:
+        client.ping()
+    except redis.RedisError as exc:
+        service_missing(f"Redis at {REDIS_URL}", exc)
+    finally:
+        client.close()
+    return REDIS_URL
+
+
+@pytest.fixture
+def redis_prefix(redis_url: str) -> Iterator[str]:
+    """A key prefix no other test or session uses; its keys are deleted afterwards."""
+    prefix = f"mlkata-test-{uuid.uuid4().hex[:12]}"
+    yield prefix
+    client = redis.Redis.from_url(redis_url)
+    keys = list(client.scan_iter(match=f"{prefix}:*", count=1000))
+    if keys:
+        client.delete(*keys)
+    client.close()

@@ -1,4 +1,8 @@
-"""Fixtures: settings on a temporary data dir, and real servers started from them."""
+"""Fixtures: settings on a temporary data dir, and real servers started from them.
+
+Every test that makes settings runs twice: on SQLite (in the data dir) and on PostgreSQL (a database
+of this test session, emptied before each test).
+"""
 
 from __future__ import annotations
 
@@ -9,8 +13,31 @@ from typing import Any
 import httpx
 import pytest
 from api_support import RunningServer, copy_exercise
+from sqlalchemy import inspect, text
 
+from app.db import make_engine
 from app.settings import Settings
+
+TABLES = "learners, submissions, submission_events, progress"
+
+
+@pytest.fixture(scope="session")
+def postgres_app_database(postgres_databases: Any) -> str:
+    return str(postgres_databases.create())
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.services)])
+def database_url(request: pytest.FixtureRequest) -> str | None:
+    """None for SQLite in the data dir (the default), else the session's PostgreSQL database, emptied."""
+    if request.param == "sqlite":
+        return None
+    url = str(request.getfixturevalue("postgres_app_database"))
+    engine = make_engine(url)
+    with engine.begin() as connection:
+        if inspect(connection).has_table("submissions"):
+            connection.execute(text(f"TRUNCATE {TABLES} RESTART IDENTITY CASCADE"))
+    engine.dispose()
+    return url
 
 
 @pytest.fixture
@@ -20,9 +47,14 @@ def exercises_dir(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def make_settings(tmp_path: Path, exercises_dir: Path) -> Callable[..., Settings]:
+def make_settings(tmp_path: Path, exercises_dir: Path, database_url: str | None) -> Callable[..., Settings]:
     def make(**overrides: Any) -> Settings:
-        values: dict[str, Any] = {"data_dir": tmp_path / "data", "exercises_dir": exercises_dir, "workers": 2}
+        values: dict[str, Any] = {
+            "data_dir": tmp_path / "data",
+            "exercises_dir": exercises_dir,
+            "workers": 2,
+            "database_url": database_url,
+        }
         values.update(overrides)
         return Settings(_env_file=None, **values)  # type: ignore[call-arg]
 
