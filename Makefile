@@ -9,7 +9,7 @@ PORT ?= 8000
 FRONTEND_DEPS := node_modules/.installed-stamp
 FRONTEND := static/dist/.built-stamp
 
-.PHONY: run test lint check unit redteam browser install system-packages browser-packages frontend bench clean
+.PHONY: run test lint check unit redteam browser install system-packages browser-packages frontend bench loadtest clean
 
 run: install frontend
 	$(BIN)/mlkata serve --host $(HOST) --port $(PORT)
@@ -68,3 +68,8 @@ clean:
 
 bench: install
 	$(BIN)/python bench/grading_latency.py
+
+# 1,000 submissions at concurrency 50 through mlkata serve + 2 workers (fresh PostgreSQL database,
+# private redis-server), then a fault run (kill -9 a worker, restart the web and Redis mid-run).
+loadtest: install
+	$(BIN)/python -m loadtest.run

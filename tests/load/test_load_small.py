@@ -1,0 +1,44 @@
+"""A small load run through real processes: mlkata serve and two mlkata workers, PostgreSQL, a private Redis.
+
+Sixty submissions (honest, wrong and hostile) from ten learners at once; afterwards every one must
+be final in the database, the API and its event stream, with exactly one result. ``make loadtest``
+runs the full-size version and the fault run.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from loadtest.run import RunConfig, RunReport, run
+from loadtest.stack import ServiceMissing, has_worker_command
+
+pytestmark = [pytest.mark.services, pytest.mark.timeout(180)]
+
+
+def run_or_report_missing_services(config: RunConfig) -> RunReport:
+    """The run; without PostgreSQL or redis-server it fails in CI and skips, saying why, elsewhere."""
+    try:
+        return run(config)
+    except ServiceMissing as missing:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI must provide PostgreSQL and redis-server: {missing}")
+        pytest.skip(f"needs PostgreSQL and redis-server: {missing}")
+
+
+def test_sixty_submissions_through_serve_and_two_workers_are_all_final_none_lost_none_duplicated() -> None:
+    assert has_worker_command(), "mlkata worker is missing: the scale-out topology cannot be tested"
+    report = run_or_report_missing_services(RunConfig(submissions=60, concurrency=10, workers=2, deadline=150))
+    audit = report.audit
+    print(report.render())
+    assert audit.accepted == audit.sent == 60
+    assert audit.lost == []
+    assert audit.duplicated == []
+    assert audit.mismatched == []
+    assert audit.client_errors == []
+    assert audit.breaches == []
+    assert audit.orphans == []
+    assert sum(sum(counts.values()) for counts in audit.statuses.values()) == 60
+    # Under load, honest solutions still pass and every hostile one gets the verdict it must.
+    assert audit.wrong_verdicts == []
