@@ -166,3 +166,9 @@ def redis_prefix(redis_url: str) -> Iterator[str]:
     if keys:
         client.delete(*keys)
     client.close()
+
+
+@pytest.fixture(scope="session")
+def require_service() -> Callable[[str, object], NoReturn]:
+    """:func:`service_missing`, for conftest files of sub-folders (which cannot import this module)."""
+    return service_missing
