@@ -140,10 +140,12 @@ def test_the_image_runs_mlkata_serve_by_default_under_tini() -> None:
     assert_real_mlkata_command(command)
 
 
-def test_the_worker_health_check_is_a_real_mlkata_command() -> None:
-    test = compose()["services"]["worker"]["healthcheck"]["test"]
-    assert test[0] == "CMD"
-    assert_real_mlkata_command(test[1:])
+def test_the_worker_health_check_reads_the_healthz_the_worker_serves() -> None:
+    worker = compose()["services"]["worker"]
+    command = service_command(worker)
+    port = command[command.index("--metrics-port") + 1]
+    test = " ".join(worker["healthcheck"]["test"])
+    assert f"http://127.0.0.1:{port}/healthz" in test
 
 
 def free_port() -> int:
@@ -233,7 +235,7 @@ def test_services_wait_for_what_they_need_to_be_healthy() -> None:
         "postgres": {"condition": "service_healthy"},
         "redis": {"condition": "service_healthy"},
     }
-    assert services["worker"]["depends_on"]["web"] == {"condition": "service_healthy"}
+    assert services["worker"]["depends_on"] == services["web"]["depends_on"]
 
 
 def apt_packages() -> list[str]:
