@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from grader import cgroups
 from grader.checks import Check, CheckFailed
 from grader.events import CheckFinished, EventSink, Finished, OutputProduced, Started
 from grader.exercise import Exercise, FunctionSpec
@@ -338,10 +339,21 @@ def _died_verdict(died: RunnerDied, when: str, exercise: Exercise) -> _Verdict:
             return _Verdict(Status.ERROR, Reason.BLOCKED_SYSCALL,
                             f"The solution was stopped {when}: it made a system call the sandbox forbids "
                             "(such as ptrace, mount or unshare). Solutions need only computation.")  # fmt: skip
-        case Ending.SIGNALLED if died.signal_name == "SIGKILL":
+        case Ending.SIGNALLED if died.signal_name == "SIGKILL" and died.oom:
+            # The run's cgroup counted an OOM kill: its processes together passed the tree's ceiling.
+            tree_mb = cgroups.memory_limit_mb(limits)
             return _Verdict(Status.ERROR, Reason.MEMORY_LIMIT,
-                            f"The solution was killed {when} (SIGKILL), most likely for using more than "
-                            f"{limits.memory_mb} MB of memory.")  # fmt: skip
+                            f"Memory limit exceeded {when}: the solution's processes together used more than "
+                            f"{tree_mb} MB, so the kernel killed the run (SIGKILL).")  # fmt: skip
+        case Ending.SIGNALLED if died.signal_name == "SIGKILL" and died.oom is False:
+            return _Verdict(Status.ERROR, Reason.CRASHED,
+                            f"The solution was killed {when} by SIGKILL, not by the memory limit or the grader: "
+                            "by the solution itself, or one of its processes.")  # fmt: skip
+        case Ending.SIGNALLED if died.signal_name == "SIGKILL":
+            # No cgroup to ask (the fallback): the grader did not send it, the rest is a guess.
+            return _Verdict(Status.ERROR, Reason.MEMORY_LIMIT,
+                            f"The solution was killed {when} by SIGKILL (by the memory limit of "
+                            f"{limits.memory_mb} MB or by the solution itself).")  # fmt: skip
         case _:
             return _Verdict(
                 Status.ERROR, Reason.CRASHED, f"The solution crashed {when} ({died.signal_name or 'unknown signal'})."

@@ -33,7 +33,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader import seccomp_policy
+from grader import cgroups, seccomp_policy
 from grader.limits import Limits
 from grader.sandbox_uids import UidSlot, acquire_uid_slot
 from runner import wire
@@ -70,6 +70,8 @@ class RunnerDied(Exception):
     exit_code: int | None = None
     signal_name: str | None = None
     detail: str = ""
+    #: The run's cgroup saw the kernel's OOM killer act (True), saw no OOM (False), or there is no cgroup (None).
+    oom: bool | None = field(default=None, compare=False)
 
 
 @dataclass
@@ -140,6 +142,9 @@ class RunnerProcess:
         else:
             command = [sys.executable, "-I", "-B", "-u", str(RUNNER_DIR / "main.py"), *runner_args]
         command = [*_rlimit_prefix(limits), *command]
+        # The whole tree's cgroup, joined by a shell shim before prlimit and bwrap exec: nothing forks outside it.
+        self._cgroup = cgroups.create_run(limits) if jailed else None
+        command = [*self._cgroup.join_command(), *command] if self._cgroup is not None else command
         try:
             self._process = subprocess.Popen(
                 command,
@@ -150,6 +155,10 @@ class RunnerProcess:
                 start_new_session=True,
                 env=_runner_environment(),
             )
+        except BaseException:
+            if self._cgroup is not None:
+                self._cgroup.remove()
+            raise
         finally:
             for fd in inherited:
                 os.close(fd)
@@ -265,7 +274,8 @@ class RunnerProcess:
             raise RunnerDied(Ending.BLOCKED_SYSCALL, signal_name=_signal_name(signum))
         if signum == signal.SIGXCPU or (signum == signal.SIGKILL and self._cpu_seconds >= cpu_limit - 0.05):
             raise RunnerDied(Ending.CPU_LIMIT, signal_name=_signal_name(signum))
-        raise RunnerDied(Ending.SIGNALLED, signal_name=_signal_name(signum))
+        oom = self._cgroup.oom_killed() if self._cgroup is not None else None
+        raise RunnerDied(Ending.SIGNALLED, signal_name=_signal_name(signum), oom=oom)
 
     def _die(self, ending: Ending, detail: str = "") -> None:
         self.kill()
@@ -278,9 +288,14 @@ class RunnerProcess:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(self._process.pid, signal.SIGKILL)
             self._process.wait()
+        if self._cgroup is not None:
+            self._cgroup.kill()  # a second mechanism: every task of the run's cgroup, whatever its namespace
 
     def close(self) -> None:
         self.kill()
+        if self._cgroup is not None:
+            self._cgroup.remove()
+            self._cgroup = None
         for fd in (self._request_w, self._reply_r):
             with contextlib.suppress(OSError):
                 os.close(fd)

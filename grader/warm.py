@@ -25,11 +25,12 @@ import selectors
 import shutil
 import signal
 import socket
+import struct
 import subprocess
 import threading
 import time
 
-from grader import sandbox, seccomp_policy
+from grader import cgroups, sandbox, seccomp_policy
 from grader.limits import Limits
 from grader.sandbox import (
     CapturedOutput,
@@ -51,6 +52,7 @@ _START_TIMEOUT = 15.0
 _SETUP_TIMEOUT = 10.0
 _END_TIMEOUT = 2.0
 _MAX_MESSAGE = 1 << 16
+_UCRED = struct.Struct("iII")  # struct ucred: pid, uid, gid
 
 
 class ZygoteLost(RuntimeError):
@@ -65,6 +67,9 @@ class Zygote:
             raise SandboxUnavailable("the warm path needs root (a uid slot per zygote)")
         self.slot: UidSlot = acquire_uid_slot()
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        # Every message then carries its sender's pid, translated by the kernel into our pid namespace:
+        # that is how the grader learns the host pid of a run's runner, to move it into the run's cgroup.
+        ours.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
         self._socket = ours
         try:
             command = _zygote_command(self.slot, theirs.fileno())
@@ -109,15 +114,31 @@ class Zygote:
 
     def receive(self, deadline: float) -> tuple[dict[str, object], list[int]]:
         """The next message from the zygote or a run it forked, with any descriptors it carries."""
+        message, fds, _sender = self.receive_from(deadline)
+        return message, fds
+
+    def receive_from(self, deadline: float) -> tuple[dict[str, object], list[int], int]:
+        """:meth:`receive`, and the sender's pid as the grader sees it (0 if the kernel gave none)."""
         remaining = deadline - time.monotonic()
         ready, _, _ = select.select([self._socket], [], [], max(remaining, 0.0))
         if not ready:
             raise ZygoteLost("no message in time")
         try:
-            data, fds, _flags, _addr = socket.recv_fds(self._socket, _MAX_MESSAGE, 4)
+            data, ancillary, _flags, _addr = self._socket.recvmsg(
+                _MAX_MESSAGE, socket.CMSG_SPACE(4 * 4) + socket.CMSG_SPACE(_UCRED.size)
+            )
         except OSError as exc:
             raise ZygoteLost(str(exc)) from None
+        fds: list[int] = []
+        sender = 0
+        for level, kind, payload in ancillary:
+            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                fds += list(struct.unpack(f"{len(payload) // 4}i", payload[: len(payload) // 4 * 4]))
+            elif level == socket.SOL_SOCKET and kind == socket.SCM_CREDENTIALS and len(payload) >= _UCRED.size:
+                sender = _UCRED.unpack(payload[: _UCRED.size])[0]
         if not data:
+            for fd in fds:
+                os.close(fd)
             raise ZygoteLost("the zygote closed its control socket")
         try:
             message = json.loads(data)
@@ -127,7 +148,7 @@ class Zygote:
             for fd in fds:
                 os.close(fd)
             raise ZygoteLost("malformed control message")
-        return message, fds
+        return message, fds, sender
 
     def stop(self) -> None:
         """Kill the zygote's sandbox (and every run still in it), and free its uid."""
@@ -224,6 +245,8 @@ class WarmRunnerProcess(RunnerProcess):
         self._ended: dict[str, object] | None = None
         self._zygote_done = False
         self._pidfd = -1
+        self._runner_pid = 0
+        self._cgroup: cgroups.RunCgroup | None = None
         for attempt in range(2):
             self._zygote = self._pool.acquire()
             try:
@@ -239,6 +262,11 @@ class WarmRunnerProcess(RunnerProcess):
                 self._pool.release(self._zygote, healthy=False)
                 self._close_pipes()
                 raise
+        try:
+            self._enter_cgroup(limits)
+        except BaseException:
+            self.close()
+            raise
         self._streams = {self._stdout_r: "stdout", self._stderr_r: "stderr"}
         for fd in (self._request_w, self._reply_r, *self._streams):
             os.set_blocking(fd, False)
@@ -275,7 +303,7 @@ class WarmRunnerProcess(RunnerProcess):
         deadline = time.monotonic() + _SETUP_TIMEOUT
         ready = False
         while self._pidfd < 0 or not ready:
-            message, fds = self._zygote.receive(deadline)
+            message, fds, sender = self._zygote.receive_from(deadline)
             if message.get("started") and len(fds) == 1:
                 self._pidfd = fds[0]
                 continue
@@ -283,12 +311,34 @@ class WarmRunnerProcess(RunnerProcess):
                 os.close(fd)
             if message.get("ready"):
                 ready = True
+                self._runner_pid = sender  # only the runner sends "ready" once the zygote is up
             elif "error" in message:
                 raise ZygoteLost(f"setting up the run failed: {message['error']}")
             else:
                 self._note(message)
                 if self._zygote_done or self._ended is not None:
                     raise ZygoteLost(f"the run ended while starting: {message}")
+
+    def _enter_cgroup(self, limits: Limits) -> None:
+        """Move the run's init and runner into a new cgroup of their own, before any student code runs.
+
+        Airtight because both are still our code: the init only forked the runner and now waits, and the
+        runner forks nothing before its first request, which is sent after this. Everything the solution
+        forks later inherits the cgroup. Root on the host may move a process of another pid and user
+        namespace: it is named by its host pid, which the pidfd (init) and the kernel-stamped sender
+        credentials of the runner's "ready" message (runner) give.
+        """
+        self._cgroup = cgroups.create_run(limits)
+        if self._cgroup is None:
+            return  # fallback (no usable hierarchy), already logged and shown by mlkata doctor
+        init = self.pid
+        if not self._runner_pid or _parent_of(self._runner_pid) != init:
+            raise SandboxUnavailable(f"cannot tell the run's runner process (sender pid {self._runner_pid})")
+        try:
+            self._cgroup.add(init)
+            self._cgroup.add(self._runner_pid)
+        except cgroups.CgroupError as exc:
+            raise SandboxUnavailable(str(exc)) from None
 
     def _note(self, message: dict[str, object]) -> None:
         """Keep what a control message says about how the run, or its zygote, finished."""
@@ -326,7 +376,7 @@ class WarmRunnerProcess(RunnerProcess):
             self._die(Ending.MALFORMED_REPLY, "the reply channel was closed")
         self.kill()
         self.drain_output()
-        raise _verdict(self._ended or {}, self.limits)
+        raise _verdict(self._ended or {}, self.limits, self._cgroup.oom_killed() if self._cgroup is not None else None)
 
     def kill(self) -> None:
         """Kill the run's init, and so every process in the run's pid namespace; wait for it."""
@@ -334,6 +384,8 @@ class WarmRunnerProcess(RunnerProcess):
             with contextlib.suppress(ProcessLookupError):
                 signal.pidfd_send_signal(self._pidfd, signal.SIGKILL)
             self._await(done=False, seconds=_END_TIMEOUT)
+        if self._cgroup is not None:
+            self._cgroup.kill()  # a second mechanism, whatever the pid namespace kill left
 
     def close(self) -> None:
         if self._pidfd >= 0:
@@ -342,6 +394,9 @@ class WarmRunnerProcess(RunnerProcess):
             os.close(self._pidfd)
             self._pidfd = -1
             self._pool.release(self._zygote, healthy=healthy)
+        if self._cgroup is not None:
+            self._cgroup.remove()
+            self._cgroup = None
         self._close_pipes()
         with contextlib.suppress(AttributeError):
             self._selector.close()
@@ -365,8 +420,8 @@ def start_runner(limits: Limits, *, jailed: bool, warm: bool) -> RunnerProcess:
     return RunnerProcess(limits, jailed=jailed)
 
 
-def _verdict(ended: dict[str, object], limits: Limits) -> RunnerDied:
-    """The same verdicts as the cold path, from the runner's wait status and CPU time."""
+def _verdict(ended: dict[str, object], limits: Limits, oom: bool | None = None) -> RunnerDied:
+    """The same verdicts as the cold path, from the runner's wait status, CPU time and cgroup."""
     status = ended.get("status")
     if not isinstance(status, int):
         return RunnerDied(Ending.MALFORMED_REPLY, detail="the run ended without a status")
@@ -381,7 +436,19 @@ def _verdict(ended: dict[str, object], limits: Limits) -> RunnerDied:
         return RunnerDied(Ending.BLOCKED_SYSCALL, signal_name=name)
     if signum == signal.SIGXCPU or (signum == signal.SIGKILL and cpu_seconds >= cpu_limit - 0.05):
         return RunnerDied(Ending.CPU_LIMIT, signal_name=name)
-    return RunnerDied(Ending.SIGNALLED, signal_name=name)
+    return RunnerDied(Ending.SIGNALLED, signal_name=name, oom=oom)
+
+
+def _parent_of(pid: int) -> int:
+    """A process's parent pid, from the grader's /proc (0 if it is gone)."""
+    try:
+        with open(f"/proc/{pid}/status") as handle:
+            for line in handle:
+                if line.startswith("PPid:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
 
 
 def _seccomp_program() -> str:

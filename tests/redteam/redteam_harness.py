@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from grader import cgroups
 from grader.exercise import Exercise, load_exercise
 from grader.grading import grade
 from grader.results import GradeResult, Reason
@@ -128,18 +129,20 @@ def grade_hostile(
     *,
     source: bytes | None = None,
     extra: dict[str, str] | None = None,
+    warm: bool = True,
 ) -> Graded:
     """Grade ``submissions/<name>.py`` and assert the run was contained and left nothing behind."""
     raw = read_submission(name) if source is None else source
     raw = fill_placeholders(raw, exercise, secrets, extra)
     exercise_files = snapshot_tree(exercise.path)
     started = time.monotonic()
-    result = grade(exercise, raw)
+    result = grade(exercise, raw, warm=warm)
     seconds = time.monotonic() - started
     graded = Graded(name, result, seconds, result.model_dump_json())
     limit = exercise.limits.time_seconds + TIME_MARGIN
     assert seconds < limit, f"{name} took {seconds:.1f} s, more than {limit} s\n{graded.explain()}"
     assert_no_sandbox_process_survives()
+    assert_no_run_cgroup_left()
     assert snapshot_tree(exercise.path) == exercise_files, f"{name} changed the exercise folder"
     assert_no_canary_files(exercise)
     assert secrets.token not in graded.dump, f"{name} read a host secret\n{graded.explain()}"
@@ -147,6 +150,15 @@ def grade_hostile(
 
 
 # --------------------------------------------------------------------------- processes
+
+
+def assert_no_run_cgroup_left() -> None:
+    """Every run's cgroup made by this process is removed when the run ends (on hosts that have them)."""
+    found = cgroups.status()
+    if isinstance(found, cgroups.Host):
+        pattern = f"{cgroups.PREFIX}-{os.getpid()}-*"
+        left = [str(path) for parent in found.parents.values() for path in parent.glob(pattern)]
+        assert left == [], f"run cgroups left behind: {left}"
 
 
 def _status_fields(pid: str) -> dict[str, str] | None:
