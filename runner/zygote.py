@@ -132,6 +132,10 @@ def _launch(control: socket.socket, request: dict[str, Any], fds: list[int], hos
     _prctl(PR_SET_PDEATHSIG, signal.SIGKILL, "PR_SET_PDEATHSIG")
     if os.getppid() != zygote_pid:
         return 1  # the zygote died before the death signal was armed
+    # Out of the zygote's process group and session: a run that signals its group (kill(0, ...), or
+    # killpg of a group it cannot even see, which the kernel takes as its own) must not reach the
+    # zygote or this launcher, whose reports of how the run ended it would otherwise cut off.
+    os.setsid()
     if len(fds) != 4:
         raise SetupError(f"expected 4 descriptors, got {len(fds)}")
     uid, gid = os.getuid(), os.getgid()
@@ -199,6 +203,7 @@ def _become_init(control: socket.socket, request: dict[str, Any], fds: list[int]
 def _become_runner(control: socket.socket, request: dict[str, Any], fds: list[int]) -> int:
     """In the runner (pid 2): keep only its pipes, set limits, lose every privilege, serve requests."""
     _prctl(PR_SET_PDEATHSIG, signal.SIGKILL, "PR_SET_PDEATHSIG")
+    os.setsid()  # a session and group of its own, like the cold runner (bwrap --new-session)
     _arrange_fds(fds)
     _set_limits(request["limits"])
     _send(control, {"ready": True})

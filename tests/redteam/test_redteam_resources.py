@@ -12,6 +12,7 @@ import pytest
 from redteam_harness import REPO as REPO_ROOT
 from redteam_harness import GradeHostile
 
+from grader import cgroups
 from grader.results import Reason, Status
 
 pytestmark = pytest.mark.redteam
@@ -181,17 +182,28 @@ def test_killing_everything_the_parent_and_host_processes_fails(
     os.kill(host_sleeper.pid, 0)
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="known: on the warm (zygote) path a runner killed through its process group is reported as "
-    "'answer could not be read (the reply channel was closed)' instead of a SIGKILL crash",
-)
-def test_killing_its_own_process_group_is_reported_as_a_kill_not_an_unreadable_answer(hostile: GradeHostile) -> None:
-    graded = hostile("kill_own_group")
+@pytest.mark.parametrize("warm", [True, False], ids=["warm", "cold"])
+def test_killing_its_own_process_group_is_reported_as_a_kill_not_an_unreadable_answer(
+    hostile: GradeHostile, warm: bool
+) -> None:
+    # Regression (warm path): the run shared the zygote's process group, so the kill also took the zygote
+    # and the launcher, and with them the report of how the run ended.
+    graded = hostile("kill_own_group", warm=warm)
     assert graded.result.status is not Status.PASS, graded.explain()
     assert graded.result.points == 0
-    # Either the group is out of reach (ProcessLookupError) or the runner died of SIGKILL: say which.
-    assert "ProcessLookupError" in graded.messages() or "SIGKILL" in graded.messages(), graded.explain()
+    assert "could not be read" not in graded.messages(), graded.explain()
+    first = graded.result.tests[0]
+    # Either the group is out of reach (ProcessLookupError: the cold runner's parent is bwrap's init) or
+    # the runner died of SIGKILL: say which. On the warm path the runner leads a session of its own, and
+    # the group it names is invisible in its pid namespace, so the kernel takes its own: SIGKILL, always.
+    # (Not a substring test on "SIGKILL": the traceback of a ProcessLookupError quotes the source line.)
+    if warm or first.reason is not Reason.RAISED:
+        # With a cgroup the grader knows it was no OOM kill; without one it can only guess (and says so).
+        expected = Reason.CRASHED if isinstance(cgroups.status(), cgroups.Host) else Reason.MEMORY_LIMIT
+        assert first.reason is expected, graded.explain()
+        assert "killed during attend_step() by SIGKILL" in (first.message or ""), graded.explain()
+    else:
+        assert "ProcessLookupError" in (first.message or ""), graded.explain()
 
 
 def test_ptrace_is_blocked_and_reported(hostile: GradeHostile) -> None:
