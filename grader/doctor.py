@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from grader import seccomp_policy
+from grader import cgroups, seccomp_policy
 from grader.limits import Limits
 from grader.sandbox import SandboxUnavailable, bwrap_path
 from grader.session import SolutionSession
@@ -106,6 +106,17 @@ def examine() -> list[Protection]:
         Protection("own pid namespace", max(facts["processes"]) < 10, f"sees pids {facts['processes']}"),
         Protection("no host files", not facts["home_visible"], "/etc and /home are not visible"),
     ]
+    if facts["cgroup_procs"] is not None:
+        inside = facts["runner_pid"] in facts["cgroup_procs"]
+        found.append(
+            Protection(
+                "run inside its own cgroup",
+                inside,
+                f"the probe's processes {facts['cgroup_procs']} are in its run cgroup"
+                if inside
+                else f"process {facts['runner_pid']} is not in its run cgroup {facts['cgroup_procs']}",
+            )
+        )
     return found
 
 
@@ -113,7 +124,12 @@ def _probe() -> dict[str, Any]:
     session = SolutionSession(Limits(), jailed=True, deadline=time.monotonic() + 10)
     try:
         session.load(PROBE_SOURCE, ["probe"])
-        return session.call("probe", []).value
+        facts = session.call("probe", []).value
+        # Observed from the host: the run's cgroup (None on the fallback) and who is in it.
+        run = getattr(session.process, "_cgroup", None)
+        facts["cgroup_procs"] = sorted(run.procs()) if run is not None else None
+        facts["runner_pid"] = session.process.pid
+        return facts
     finally:
         session.close()
 
@@ -124,16 +140,26 @@ def _version(path: str) -> str:
 
 
 def _cgroup_protections() -> list[Protection]:
-    # Limits hold per process (rlimits), per run (the run's own uid caps its processes) and on
-    # timeout (the whole pid namespace is killed). cgroups would add one memory ceiling for a whole
-    # process tree; they are reported so that an operator knows, not yet required.
-    v2 = os.path.exists("/sys/fs/cgroup/cgroup.controllers")
-    kind = "v2" if v2 else "v1" if os.path.isdir("/sys/fs/cgroup/memory") else "none"
+    """The cgroup ceiling for a run's whole process tree: required wherever the host offers a writable hierarchy."""
+    name = "cgroup limits for the whole process tree"
+    found = cgroups.status()
+    if isinstance(found, cgroups.Fallback):
+        return [
+            Protection(
+                name,
+                False,
+                f"not used: {found.reason}. Fallback: per-process rlimits (memory, CPU), the per-run uid's "
+                "process limit and the pid-namespace kill; nothing caps the memory of a run's whole tree",
+                required=False,
+            )
+        ]
+    limits = Limits()
     return [
         Protection(
-            "cgroup memory ceiling for the whole process tree",
-            False,
-            f"not used (host has cgroups {kind}); per-process rlimits and the per-run process limit hold instead",
-            required=False,
+            name,
+            True,
+            f"{found.describe()}: memory {cgroups.memory_limit_mb(limits)} MB for the whole run by default "
+            f"(no swap), pids.max {cgroups.pids_limit(limits)}, a CPU share per run, OOM kills reported exactly, "
+            f"{'cgroup.kill' if found.version == 2 else 'freezer'} kill on timeout",
         )
     ]
