@@ -182,8 +182,9 @@ class Cluster:
 
     def start(self, workers: int = 2, concurrency: int = 1) -> None:
         self.redis.start()
-        self.start_web()
-        for index in range(workers):
+        self.web.start()
+        ports = []
+        for index in range(workers):  # started together, then waited for: their start-ups overlap
             port = free_port()
             worker = Service(
                 f"worker{index + 1}", ["worker", "--concurrency", str(concurrency), "--metrics-port", str(port)],
@@ -191,7 +192,10 @@ class Cluster:
             )  # fmt: skip
             worker.start()
             self.workers.append(worker)
+            ports.append(port)
+        for index, port in enumerate(ports):
             wait_for(lambda port=port: _warm(port), 30, f"worker {index + 1} to be ready")
+        wait_for(lambda: _healthy(self.url), 30, "the web server to answer /healthz")
 
     def start_web(self) -> None:
         self.web.start()

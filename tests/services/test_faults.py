@@ -55,6 +55,16 @@ def test_a_worker_killed_mid_grade_has_its_job_rerun_by_the_other_and_recorded_o
         time.sleep(1.0)
         assert assert_one_story(cluster, sid) == events
 
+        # SIGTERM, by contrast, lets the run in progress finish before the worker exits.
+        second = submit(learner, sleeping(1.5))["id"]
+        wait_for(lambda: cluster.submission(second).status == "running", 15, "the survivor to start it")
+        assert survivor.process is not None
+        survivor.process.terminate()
+        assert survivor.process.wait(timeout=20) == 0
+        finished = cluster.submission(second)
+        assert finished.status == "pass" and finished.attempts == 1
+        assert_one_story(cluster, second)
+
 
 def test_restarting_the_web_server_and_redis_mid_run_loses_nothing(start_cluster: Callable[..., Cluster]) -> None:
     cluster = start_cluster(time_seconds=8)
