@@ -161,6 +161,19 @@ class RedisQueue:
                 return entry.decode(), fields[b"id"].decode()
         return None
 
+    def forget_idle_consumers(self, idle_seconds: float) -> int:
+        """Remove group members with nothing pending and idle this long (workers that died or were replaced).
+
+        A live worker reads every second or so, so it is never this idle; if it were, reading again
+        would simply add it back.
+        """
+        removed = 0
+        for member in self.client.xinfo_consumers(self.stream, GROUP):
+            name = member["name"]
+            if member["pending"] == 0 and member["idle"] > idle_seconds * 1000 and name != self.consumer:
+                removed += int(self.client.xgroup_delconsumer(self.stream, GROUP, name) == 0)
+        return removed
+
     # -- positions (from the database) ------------------------------------------------------------------------
 
     def waiting(self) -> list[str]:

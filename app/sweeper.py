@@ -32,6 +32,8 @@ log = logging.getLogger(__name__)
 _QUEUED = SubmissionStatus.QUEUED.value
 _RUNNING = SubmissionStatus.RUNNING.value
 _BATCH = 200
+#: Group members idle this long with nothing pending are forgotten (at least ten leases).
+_CONSUMER_IDLE_SECONDS = 600.0
 
 
 class Sweeper:
@@ -46,7 +48,12 @@ class Sweeper:
     def sweep(self) -> int:
         """One pass; return how many submissions were queued again or failed."""
         # Expired claims first: they come back as queued without a lease, which _lost_entries then checks.
-        return self._expired_claims() + self._lost_entries()
+        swept = self._expired_claims() + self._lost_entries()
+        try:
+            self.queue.forget_idle_consumers(max(_CONSUMER_IDLE_SECONDS, 10 * self.lease_seconds))
+        except RedisError as exc:  # no stream or group yet, or Redis away: nothing to tidy now
+            log.debug("tidying the consumer group skipped: %s", exc)
+        return swept
 
     def _expired_claims(self) -> int:
         now = utcnow()

@@ -168,3 +168,17 @@ def test_events_replay_from_redis_and_gaps_are_filled_from_the_database(
     assert collect(feed, submission_id) == everything
     client.delete(key)  # expired, or Redis restarted
     assert collect(feed, submission_id, after=1) == everything[1:]
+
+
+def test_dead_consumers_with_nothing_pending_are_forgotten(
+    make_queue: Callable[..., RedisQueue], new_submission: Callable[[], str], client: redis.Redis
+) -> None:
+    gone, busy, sweeping = make_queue(consumer="gone"), make_queue(consumer="busy"), make_queue(consumer="me")
+    gone.enqueue(first := new_submission())
+    assert gone.take(timeout=1) == first
+    gone.ack(first)  # a member that finished its work and died
+    busy.enqueue(new_submission())
+    assert busy.take(timeout=1) is not None  # holds a pending entry: kept until it is reclaimed
+    time.sleep(0.05)
+    assert sweeping.forget_idle_consumers(idle_seconds=0.01) == 1
+    assert {m["name"] for m in client.xinfo_consumers(sweeping.stream, GROUP)} == {b"busy"}
