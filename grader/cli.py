@@ -16,7 +16,7 @@ from grader.doctor import examine
 from grader.exercise import Exercise, ExerciseError, load_exercise, load_exercises
 from grader.grading import grade
 from grader.junit import Case, cases_from_result, to_junit_xml
-from grader.results import GradeResult, Status
+from grader.results import GradeResult, Reason, Status
 from grader.sandbox import SandboxUnavailable, require_sandbox
 
 EXIT_PASS, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
@@ -86,7 +86,15 @@ def grade_command(
         sys.stdout.write(json.dumps(result.to_json_dict(), ensure_ascii=False) + "\n")
     else:
         print_result(result, Console(highlight=False, soft_wrap=True))
-    raise typer.Exit(EXIT_PASS if result.status is Status.PASS else EXIT_FAIL)
+    raise typer.Exit(_exit_code(result))
+
+
+def _exit_code(result: GradeResult) -> int:
+    if result.status is Status.PASS:
+        return EXIT_PASS
+    if result.status is Status.ERROR and result.reason is Reason.INTERNAL_ERROR:
+        return EXIT_USAGE  # the grader could not do its job: not the solution's failure
+    return EXIT_FAIL
 
 
 def print_result(result: GradeResult, console: Console) -> None:

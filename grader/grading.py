@@ -6,6 +6,7 @@ prints, how its process exits and anything it writes are only evidence for messa
 
 from __future__ import annotations
 
+import logging
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -18,8 +19,10 @@ from grader.events import CheckFinished, EventSink, Finished, OutputProduced, St
 from grader.exercise import Exercise, FunctionSpec
 from grader.proxy import Student
 from grader.results import CheckResult, GradeResult, Location, Reason, Status
-from grader.sandbox import Ending, RunnerDied
+from grader.sandbox import Ending, RunnerDied, SandboxUnavailable
 from grader.session import SolutionRaised, SolutionSession, SolutionSyntaxError, UnsupportedValue
+
+log = logging.getLogger(__name__)
 
 # Endings after which the run stops: the budget they exhausted is shared by every check.
 _FATAL_ENDINGS = {Ending.TIMEOUT, Ending.CPU_LIMIT, Ending.OUTPUT_LIMIT}
@@ -75,6 +78,10 @@ def _grade(
             runs.current()
         except _LoadFailed as failure:
             return error(failure.reason, failure.message, location=failure.location, output=runs.take_output() or None)
+        except SandboxUnavailable as exc:
+            log.error("sandbox unavailable for %s: %s", exercise.slug, exc)
+            return error(Reason.INTERNAL_ERROR, f"The grader could not start its sandbox ({exc}). This is a problem "
+                         "with the grading server, not with your solution: please try again later.")  # fmt: skip
         load_output = runs.take_output()
         emit(Started(checks=[c.title for c in exercise.checks]))
         if load_output:

@@ -172,6 +172,7 @@ class RunnerProcess:
             self._selector.register(fd, selectors.EVENT_READ)
         self._open_streams = set(self._streams)
         self._cpu_seconds = 0.0
+        self._await_ready()
 
     @property
     def pid(self) -> int:
@@ -282,6 +283,22 @@ class RunnerProcess:
         self.drain_output()
         raise RunnerDied(ending, detail=detail)
 
+    def _await_ready(self) -> None:
+        """Wait for the runner's first message; raise :class:`SandboxUnavailable` if it never comes.
+
+        Nothing of the solution runs before that message, so a runner that dies first means the
+        sandbox itself could not start (a host without user namespaces, a container without the
+        permissions bubblewrap needs, a broken Python): an infrastructure failure, never the
+        solution's. Starting does not count against the solution's time limit.
+        """
+        try:
+            self.exchange(b"", time.monotonic() + START_SECONDS)
+        except RunnerDied as died:
+            detail = self.output.text().strip()[-2000:] or f"{died.ending.value} {died.exit_code or ''}".strip()
+            self.close()
+            raise SandboxUnavailable(f"the sandbox could not start: {detail}") from None
+        self.output = CapturedOutput(limit=self.output.limit)
+
     def kill(self) -> None:
         """Kill the whole sandbox (bwrap, its init and so every process in its pid namespace)."""
         if self._process.poll() is None:
@@ -309,6 +326,7 @@ class RunnerProcess:
 
 
 PIPE_BYTES = 1 << 20
+START_SECONDS = 30.0
 
 
 def message_pipe() -> tuple[int, int]:

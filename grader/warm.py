@@ -275,6 +275,7 @@ class WarmRunnerProcess(RunnerProcess):
         for fd in self._streams:
             self._selector.register(fd, selectors.EVENT_READ)
         self._open_streams = set(self._streams)
+        self._await_ready()
 
     def _start(self, limits: Limits) -> None:
         request_r, self._request_w = sandbox.message_pipe()

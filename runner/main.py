@@ -43,6 +43,9 @@ def serve(request_fd: int, reply_fd: int, max_request: int) -> int:
     """
     import wire
 
+    # Tell the grader the sandbox is up before any student code exists: a failure before this
+    # point is the host's problem, never the solution's.
+    wire.write_frame(reply_fd, wire.encode({"ready": True}))
     module: types.ModuleType | None = None
     runner_pid = os.getpid()
     while True:

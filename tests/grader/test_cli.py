@@ -81,3 +81,14 @@ def test_check_fails_when_a_mutant_is_not_caught(make_exercise: Callable[..., Pa
     assert run.returncode == 1
     assert "✗ mutant same fails (adds in the other order)" in run.stdout
     assert "it passes every check" in run.stdout
+
+
+def test_grade_exits_2_when_the_sandbox_cannot_start(make_exercise: Callable[..., Path], tmp_path: Path) -> None:
+    folder = make_exercise()
+    toml = (folder / "exercise.toml").read_text()
+    (folder / "exercise.toml").write_text(toml.replace("[limits]\n", "[limits]\nmemory_mb = 64\n"))
+    solution = tmp_path / "solution.py"
+    solution.write_text("def add(a, b):\n    return a + b\n")
+    run = mlkata("grade", str(solution), "--exercise", "adder", "--exercises", str(folder.parent), "--json")
+    assert run.returncode == 2
+    assert json.loads(run.stdout)["reason"] == "internal_error"

@@ -219,3 +219,16 @@ def test_a_batched_call_that_raises_is_named_in_the_message_and_details(make_exe
     assert check_result.reason is Reason.RAISED
     assert check_result.message.startswith("add() raised ValueError: seven (solution.py, line 3)")
     assert check_result.details == {"call": "add(7, 8)"}
+
+
+def test_a_sandbox_that_cannot_start_is_the_servers_error_not_the_solutions(
+    make_exercise: Callable[..., Path],
+) -> None:
+    folder = make_exercise()
+    toml = (folder / "exercise.toml").read_text()
+    # Too little memory for Python and numpy to start: the runner dies before any student code runs.
+    (folder / "exercise.toml").write_text(toml.replace("[limits]\n", "[limits]\nmemory_mb = 64\n"))
+    result = grade(load_exercise(folder), "def add(a, b):\n    return a + b\n", warm=False)
+    assert (result.status, result.reason) == (Status.ERROR, Reason.INTERNAL_ERROR)
+    assert result.message.startswith("The grader could not start its sandbox")
+    assert "not with your solution" in result.message
