@@ -389,7 +389,7 @@ def _detect_v1(mount_root: Path, own: dict[str, str]) -> Host | Fallback:
     problem = _probe_writable(list(parents.values()))
     if problem:
         return Fallback(f"cgroups v1 not writable: {problem}")
-    return Host(1, parents, tuple(parents))
+    return _without_stale_runs(Host(1, parents, tuple(parents)))
 
 
 def _detect_v2(mount_root: Path, own: str) -> Host | Fallback:
@@ -412,7 +412,21 @@ def _detect_v2(mount_root: Path, own: str) -> Host | Fallback:
     problem = _probe_writable([parent])
     if problem:
         return Fallback(f"cgroups v2 not writable: {problem}")
-    return Host(2, {"unified": parent}, tuple(wanted))
+    return _without_stale_runs(Host(2, {"unified": parent}, tuple(wanted)))
+
+
+def _without_stale_runs(host: Host) -> Host:
+    """Kill and remove the runs of graders that died mid-run (their pid is in the name), then return ``host``."""
+    names = {path.name for parent in host.parents.values() for path in parent.glob(f"{PREFIX}-*-*")}
+    for name in names:
+        owner = name.removeprefix(f"{PREFIX}-").split("-")[0]
+        if not owner.isdigit() or Path(f"/proc/{owner}").exists():
+            continue  # a live grader's run (or a reused pid: left for a later start-up)
+        stale = RunCgroup(host, {key: parent / name for key, parent in host.parents.items()})
+        stale._made = [path for path in stale._unique_dirs if path.is_dir()]
+        log.info("removing the cgroup %s of a grader that is gone", name)
+        stale.remove()
+    return host
 
 
 def _probe_writable(parents: list[Path]) -> str | None:

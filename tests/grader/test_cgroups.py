@@ -300,3 +300,14 @@ def test_doctor_requires_and_observes_cgroups_where_the_host_offers_them(host: c
     assert f"cgroups v{host.version}" in tree.detail and "memory" in tree.detail and "pids" in tree.detail
     inside = protections["run inside its own cgroup"]
     assert inside.active and inside.required
+
+
+def test_start_up_removes_the_runs_of_a_grader_that_died(host: cgroups.Host) -> None:
+    dead = subprocess.Popen(["/bin/true"])
+    dead.wait()
+    stale = [parent / f"{cgroups.PREFIX}-{dead.pid}-0-abcdef" for parent in dict.fromkeys(host.parents.values())]
+    for directory in stale:
+        directory.mkdir()
+    cgroups.use_mount_root(None)  # detect again, as a new grader process would
+    assert isinstance(cgroups.status(), cgroups.Host)
+    assert not any(directory.exists() for directory in stale)
