@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from datetime import timedelta
@@ -144,3 +145,24 @@ def test_event_numbers_stay_unique_and_gapless_with_writers_in_several_processes
         thread.join(timeout=60)
     assert not failures
     assert [seq for seq, _ in events_of(sessions, submission_id)] == list(range(1, writers * each + 1))
+
+
+def test_a_stopping_worker_gives_back_its_claims_and_its_run_records_nothing_more(
+    sessions: Sessions, new_submission: Callable[[str], str], adder: Exercise
+) -> None:
+    slow = "import time\n\n\ndef add(a, b):\n    time.sleep(1.0)\n    return a + b\n"
+    submission_id = new_submission(slow)
+    jobs = jobs_for(sessions, adder)
+    run = threading.Thread(target=jobs.run, args=(submission_id,))
+    run.start()
+    wait_until = time.monotonic() + 10
+    while submission_id not in jobs.running() and time.monotonic() < wait_until:
+        time.sleep(0.01)
+    assert jobs.release_claims() == [submission_id]
+    run.join(timeout=30)
+    with sessions() as session:
+        submission = session.get(Submission, submission_id)
+        assert submission is not None and submission.status == "queued" and submission.result is None
+    assert [t for _, t in events_of(sessions, submission_id)] == ["started", "queued"]
+    again = jobs.claim(submission_id)  # and the next worker takes it from the start
+    assert again is not None and again.attempt == 2
