@@ -237,7 +237,11 @@ class RunnerProcess:
     def drain_output(self, seconds: float = 0.05) -> None:
         """Collect output still in the pipes (after a reply, or after the process ended)."""
         end = time.monotonic() + seconds
-        while self._open_streams and time.monotonic() < end:
+        # At least one pass even when ``seconds`` is 0: output written before the reply is
+        # already in the pipes and must not be missed.
+        first_pass = True
+        while self._open_streams and (first_pass or time.monotonic() < end):
+            first_pass = False
             events = self._selector.select(timeout=max(0.0, end - time.monotonic()))
             ready = [key.fd for key, _ in events if key.fd in self._open_streams]
             if not ready:
