@@ -163,7 +163,12 @@ class RunnerProcess:
             for fd in inherited:
                 os.close(fd)
         assert self._process.stdout is not None and self._process.stderr is not None
-        self._streams = {self._process.stdout.fileno(): "stdout", self._process.stderr.fileno(): "stderr"}
+        self._cpu_seconds = 0.0
+        self._watch_pipes(self._process.stdout.fileno(), self._process.stderr.fileno())
+
+    def _watch_pipes(self, stdout_fd: int, stderr_fd: int) -> None:
+        """Watch the reply pipe and the output pipes, then wait until the runner says it is ready."""
+        self._streams = {stdout_fd: "stdout", stderr_fd: "stderr"}
         for fd in (self._request_w, self._reply_r, *self._streams):
             os.set_blocking(fd, False)
         self._selector = selectors.DefaultSelector()
@@ -171,7 +176,6 @@ class RunnerProcess:
         for fd in self._streams:
             self._selector.register(fd, selectors.EVENT_READ)
         self._open_streams = set(self._streams)
-        self._cpu_seconds = 0.0
         self._await_ready()
 
     @property

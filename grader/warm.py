@@ -21,7 +21,6 @@ import contextlib
 import json
 import os
 import select
-import selectors
 import shutil
 import signal
 import socket
@@ -267,15 +266,7 @@ class WarmRunnerProcess(RunnerProcess):
         except BaseException:
             self.close()
             raise
-        self._streams = {self._stdout_r: "stdout", self._stderr_r: "stderr"}
-        for fd in (self._request_w, self._reply_r, *self._streams):
-            os.set_blocking(fd, False)
-        self._selector = selectors.DefaultSelector()
-        self._selector.register(self._reply_r, selectors.EVENT_READ)
-        for fd in self._streams:
-            self._selector.register(fd, selectors.EVENT_READ)
-        self._open_streams = set(self._streams)
-        self._await_ready()
+        self._watch_pipes(self._stdout_r, self._stderr_r)
 
     def _start(self, limits: Limits) -> None:
         request_r, self._request_w = sandbox.message_pipe()
