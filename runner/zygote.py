@@ -93,6 +93,7 @@ def main(argv: list[str]) -> int:
         os.environ[name] = "1"
     import main as runner_main  # noqa: F401  (the run loop, loaded once for every child)
     import numpy  # noqa: F401  (the point of the zygote: children start with it loaded)
+    import numpy.random  # noqa: F401  (loaded lazily by numpy, and every run reseeds it: 10 ms each time)
     import wire  # noqa: F401
 
     # Children would otherwise copy (on write) and re-scan everything loaded so far at each collection.
