@@ -202,6 +202,33 @@ class RunCgroup:
             return set()
         return {int(line) for line in text.split()}
 
+    def _kill_member(self, pid: int) -> None:
+        """SIGKILL ``pid`` only if it is still a process of this run.
+
+        A pid read from ``cgroup.procs`` may belong to a process that exits before the signal, and
+        then to any new process on the host (another run's, say): never kill by number alone. A
+        pidfd pins one process; if that process is in this cgroup after it is pinned, the signal
+        can reach nobody else.
+        """
+        try:
+            pidfd = os.pidfd_open(pid)
+        except ProcessLookupError:
+            return
+        try:
+            if self._holds(pid):
+                with contextlib.suppress(ProcessLookupError):
+                    signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+        finally:
+            os.close(pidfd)
+
+    def _holds(self, pid: int) -> bool:
+        """Whether the process with this pid is in this run's cgroup (in its first hierarchy)."""
+        directory = self._unique_dirs[0]
+        try:
+            return pid in {int(line) for line in (directory / "cgroup.procs").read_text().split()}
+        except OSError:
+            return False
+
     def oom_killed(self) -> bool:
         """Whether the kernel's OOM killer killed a process of this run (the memory limit was hit)."""
         memory_dir = self._dir("memory")
@@ -252,8 +279,7 @@ class RunCgroup:
             if not pids:
                 break
             for pid in pids:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGKILL)
+                self._kill_member(pid)
             if frozen:
                 break
         if frozen and state is not None:
