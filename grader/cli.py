@@ -27,6 +27,9 @@ ExercisesOption = Annotated[
     Path,
     typer.Option("--exercises", envvar="MLKATA_EXERCISES_DIR", help="Folder holding the exercise folders."),
 ]
+ColdOption = Annotated[
+    bool, typer.Option("--cold", help="Start a fresh sandbox for the run instead of forking a pre-started one.")
+]
 TrustedOption = Annotated[
     bool, typer.Option("--trusted", help="Run without the sandbox. Only for files you wrote yourself.")
 ]
@@ -70,6 +73,7 @@ def grade_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON document (the results contract).")] = False,
     junit: Annotated[Path | None, typer.Option("--junit", help="Also write a JUnit XML report here.")] = None,
     trusted: TrustedOption = False,
+    cold: ColdOption = False,
     exercises: ExercisesOption = DEFAULT_EXERCISES,
 ) -> None:
     """Grade a solution. Exit 0 when every check passes, 1 when it fails, 2 on a usage problem."""
@@ -79,7 +83,7 @@ def grade_command(
     except OSError as exc:
         raise _usage_error(f"cannot read {path}: {exc.strerror}") from None
     _require_sandbox(trusted)
-    result = grade(loaded, source, jailed=not trusted)
+    result = grade(loaded, source, jailed=not trusted, warm=not cold)
     if junit is not None:
         junit.write_text(to_junit_xml(f"mlkata.{loaded.slug}", cases_from_result(result, loaded.slug)))
     if as_json:

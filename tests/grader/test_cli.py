@@ -89,6 +89,7 @@ def test_grade_exits_2_when_the_sandbox_cannot_start(make_exercise: Callable[...
     (folder / "exercise.toml").write_text(toml.replace("[limits]\n", "[limits]\nmemory_mb = 64\n"))
     solution = tmp_path / "solution.py"
     solution.write_text("def add(a, b):\n    return a + b\n")
-    run = mlkata("grade", str(solution), "--exercise", "adder", "--exercises", str(folder.parent), "--json")
+    args = ("grade", str(solution), "--exercise", "adder", "--exercises", str(folder.parent), "--json", "--cold")
+    run = mlkata(*args)
     assert run.returncode == 2
     assert json.loads(run.stdout)["reason"] == "internal_error"
