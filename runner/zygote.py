@@ -92,8 +92,10 @@ def main(argv: list[str]) -> int:
     for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[name] = "1"
     import main as runner_main  # noqa: F401  (the run loop, loaded once for every child)
-    import numpy  # noqa: F401  (the point of the zygote: children start with it loaded)
-    import numpy.random  # noqa: F401  (loaded lazily by numpy, and every run reseeds it: 10 ms each time)
+
+    # The point of the zygote: children start with numpy loaded. numpy.random too: numpy loads it
+    # lazily, and every run reseeds it (importing it cost each run 10 ms).
+    import numpy.random  # noqa: F401
     import wire  # noqa: F401
 
     # Children would otherwise copy (on write) and re-scan everything loaded so far at each collection.
