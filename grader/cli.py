@@ -76,7 +76,7 @@ def grade_command(
     cold: ColdOption = False,
     exercises: ExercisesOption = DEFAULT_EXERCISES,
 ) -> None:
-    """Grade a solution. Exit 0 when every check passes, 1 when it fails, 2 on a usage problem."""
+    """Grade a solution. Exit 0 when every check passes, 1 when it fails, 2 on a usage or infrastructure problem."""
     loaded = _load(exercises, exercise)
     try:
         source = path.read_bytes()
