@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from grader.exercise import Exercise
 from grader.grading import grade
-from grader.results import GradeResult, Reason, Status
+from grader.results import CheckResult, GradeResult, Reason, Status
 
 
 @dataclass(frozen=True)
@@ -28,10 +28,7 @@ class Finding:
 def verify_exercise(exercise: Exercise, *, jailed: bool = True) -> list[Finding]:
     findings = [Finding(exercise.slug, "statement renders", bool(exercise.statement_html), "", 0.0)]
 
-    def run(name: str, path_text: str) -> GradeResult:
-        return grade(exercise, path_text, jailed=jailed)
-
-    reference = run("reference", exercise.reference_path.read_text(encoding="utf-8"))
+    reference = grade(exercise, exercise.reference_path.read_text(encoding="utf-8"), jailed=jailed)
     findings.append(
         Finding(
             exercise.slug,
@@ -41,7 +38,7 @@ def verify_exercise(exercise: Exercise, *, jailed: bool = True) -> list[Finding]
             reference.duration_ms / 1000,
         )
     )
-    starter = run("starter", exercise.starter)
+    starter = grade(exercise, exercise.starter, jailed=jailed)
     findings.append(
         Finding(
             exercise.slug,
@@ -53,7 +50,7 @@ def verify_exercise(exercise: Exercise, *, jailed: bool = True) -> list[Finding]
     )
     for name, path in exercise.mutant_paths().items():
         spec = exercise.config.mutants[name]
-        result = run(name, path.read_text(encoding="utf-8"))
+        result = grade(exercise, path.read_text(encoding="utf-8"), jailed=jailed)
         failing = {t.id for t in result.failing()}
         problems = []
         if result.status is Status.PASS:
@@ -79,7 +76,7 @@ def verify_exercise(exercise: Exercise, *, jailed: bool = True) -> list[Finding]
     return findings
 
 
-def _internal_errors(result: GradeResult) -> list:  # type: ignore[type-arg]
+def _internal_errors(result: GradeResult) -> list[CheckResult]:
     return [t for t in result.tests if t.reason is Reason.INTERNAL_ERROR]
 
 

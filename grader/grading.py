@@ -166,7 +166,6 @@ class _Runs:
     def __init__(self, exercise: Exercise, source: str, jailed: bool, warm: bool, deadline: float) -> None:
         self.exercise, self.source, self.jailed, self.warm, self.deadline = exercise, source, jailed, warm, deadline
         self._session: SolutionSession | None = None
-        self._spent_output: list[str] = []
         self.output_truncated = False
 
     def current(self) -> SolutionSession:
