@@ -29,7 +29,7 @@ import subprocess
 import threading
 import time
 
-from grader import cgroups, sandbox, seccomp_policy
+from grader import cgroups, cores, sandbox, seccomp_policy
 from grader.limits import Limits
 from grader.sandbox import (
     CapturedOutput,
@@ -246,6 +246,7 @@ class WarmRunnerProcess(RunnerProcess):
         self._pidfd = -1
         self._runner_pid = 0
         self._cgroup: cgroups.RunCgroup | None = None
+        self._pinned: cores.PinnedThread | None = cores.default_assignment().pin_current_thread()
         for attempt in range(2):
             self._zygote = self._pool.acquire()
             try:
@@ -256,10 +257,12 @@ class WarmRunnerProcess(RunnerProcess):
                 self._pool.release(self._zygote, healthy=False)
                 self._close_pipes()
                 if attempt:
+                    self._unpin()
                     raise SandboxUnavailable(f"the zygote failed to start a run: {exc}") from None
             except BaseException:
                 self._pool.release(self._zygote, healthy=False)
                 self._close_pipes()
+                self._unpin()
                 raise
         try:
             self._enter_cgroup(limits)
@@ -286,6 +289,7 @@ class WarmRunnerProcess(RunnerProcess):
             },
             "max_request": sandbox._MAX_REQUEST_BYTES,
             "seccomp": _seccomp_program(),
+            "cpu": self._pinned.cpu if self._pinned is not None else None,
         }
         try:
             self._zygote.send(message, [request_r, reply_w, stdout_w, stderr_w])
@@ -392,6 +396,12 @@ class WarmRunnerProcess(RunnerProcess):
         self._close_pipes()
         with contextlib.suppress(AttributeError):
             self._selector.close()
+        self._unpin()
+
+    def _unpin(self) -> None:
+        if self._pinned is not None:
+            cores.default_assignment().release(self._pinned)
+            self._pinned = None
 
     def _close_pipes(self) -> None:
         for name in ("_request_w", "_reply_r", "_stdout_r", "_stderr_r"):

