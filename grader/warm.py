@@ -19,6 +19,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import json
+import logging
 import os
 import select
 import shutil
@@ -28,6 +29,7 @@ import struct
 import subprocess
 import threading
 import time
+from pathlib import Path
 
 from grader import cgroups, cores, sandbox, seccomp_policy
 from grader.limits import Limits
@@ -41,11 +43,14 @@ from grader.sandbox import (
 )
 from grader.sandbox_uids import UidSlot, acquire_uid_slot
 
+log = logging.getLogger(__name__)
+
 #: Where the zygote sees the host's /proc (read-only). The kernel lets a user namespace mount a new
 #: proc only while some proc mount is fully visible, and bubblewrap's own ``--proc`` has
 #: sub-mounts over /proc/sys and others, which would be locked. Each run covers this path.
 HOST_PROC = "/opt/mlkata/hostproc"
 POOL_SIZE = 8
+SPARES_PER_LIMITS = 1
 _ZYGOTE_NPROC = 4096
 _START_TIMEOUT = 15.0
 _SETUP_TIMEOUT = 10.0
@@ -56,6 +61,10 @@ _UCRED = struct.Struct("iII")  # struct ucred: pid, uid, gid
 
 class ZygoteLost(RuntimeError):
     """The zygote died, or stopped answering; it must be replaced."""
+
+
+class NoIdleZygote(RuntimeError):
+    """Every zygote is busy and the pool is full (a spare run is then not started)."""
 
 
 class Zygote:
@@ -162,12 +171,35 @@ class Zygote:
 class ZygotePool:
     """Up to ``size`` zygotes, each lent to one run at a time; safe to use from many threads."""
 
-    def __init__(self, size: int = POOL_SIZE) -> None:
+    def __init__(self, size: int = POOL_SIZE, spares: int = SPARES_PER_LIMITS) -> None:
         self.size = size
         self._idle: list[Zygote] = []
         self._count = 0  # idle, lent out, or starting
         self._closed = False
         self._changed = threading.Condition()
+        self.spares = SpareRuns(self, spares)
+
+    def try_acquire(self) -> Zygote | None:
+        """An idle zygote, or a new one if the pool has room; ``None`` rather than waiting."""
+        with self._changed:
+            if self._closed:
+                return None
+            while self._idle:
+                zygote = self._idle.pop()
+                if zygote.alive():
+                    return zygote
+                self._count -= 1
+                zygote.stop()
+            if self._count >= self.size:
+                return None
+            self._count += 1
+        try:
+            return Zygote()
+        except BaseException:
+            with self._changed:
+                self._count -= 1
+                self._changed.notify()
+            raise
 
     def acquire(self) -> Zygote:
         """A live, idle zygote; start one if fewer than ``size`` exist, else wait for one."""
@@ -206,6 +238,7 @@ class ZygotePool:
             zygote.stop()
 
     def close(self) -> None:
+        self.spares.close()
         with self._changed:
             self._closed = True
             idle, self._idle = self._idle, []
@@ -213,6 +246,112 @@ class ZygotePool:
             self._changed.notify_all()
         for zygote in idle:
             zygote.stop()
+
+
+class SpareRuns:
+    """Runs started before any submission needs them, so a grade does not wait for one to start.
+
+    Starting a run (fork, namespaces, mounts, cgroup, seccomp) costs about as much as the checks of
+    a small exercise. Up to ``per_limits`` spares are kept for each set of limits an exercise uses;
+    taking one asks a background thread to start the next. A spare has run no student code and is
+    used by exactly one submission, like any run; a spare that is no longer pristine (it ended, or
+    wrote something) is closed, never handed out. Spares are only started on idle zygotes, never
+    by waiting for one that a submission could use.
+    """
+
+    def __init__(self, pool: ZygotePool, per_limits: int) -> None:
+        self.per_limits = per_limits
+        self._pool = pool
+        self._ready: dict[Limits, list[WarmRunnerProcess]] = {}
+        self._wanted: list[Limits] = []
+        self._closed = False
+        self._starting = False
+        self._changed = threading.Condition()
+        self._thread: threading.Thread | None = None
+
+    def take(self, limits: Limits) -> WarmRunnerProcess | None:
+        """A pristine spare run with these limits, if one is ready; start its successor either way."""
+        if self.per_limits <= 0:
+            return None
+        with self._changed:
+            ready = self._ready.get(limits, [])
+            run = ready.pop() if ready else None
+            self._want(limits)
+        if run is not None and not (run.unused_and_alive() and run.cgroup_host() is _current_cgroup_host()):
+            run.close()  # also one started before the host's cgroups were looked at again (tests do that)
+            return None
+        return run
+
+    def settle(self, timeout: float = 10.0) -> bool:
+        """Wait until no spare is being started (so the spares' processes and cgroups are all known)."""
+        with self._changed:
+            return self._changed.wait_for(lambda: self._closed or not (self._wanted or self._starting), timeout)
+
+    def process_ids(self) -> set[int]:
+        """Host pids of the spares' processes (which exist with no submission)."""
+        pids: set[int] = set()
+        for run in self._runs():
+            with contextlib.suppress(OSError, ProcessLookupError):
+                pids |= run.process_ids()
+        return pids
+
+    def cgroup_dirs(self) -> set[str]:
+        """The spares' cgroup directories."""
+        return {str(path) for run in self._runs() for path in run.cgroup_dirs()}
+
+    def _runs(self) -> list[WarmRunnerProcess]:
+        with self._changed:
+            return [run for ready in self._ready.values() for run in ready]
+
+    def close(self) -> None:
+        with self._changed:
+            self._closed = True
+            runs = [run for ready in self._ready.values() for run in ready]
+            self._ready.clear()
+            self._changed.notify_all()
+        for run in runs:
+            run.close()
+
+    def _want(self, limits: Limits) -> None:
+        if limits not in self._wanted:
+            self._wanted.append(limits)
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._start_wanted, name="mlkata-spare-runs", daemon=True)
+            self._thread.start()
+        self._changed.notify_all()
+
+    def _start_wanted(self) -> None:
+        while True:
+            with self._changed:
+                while not self._wanted and not self._closed:
+                    self._changed.wait()
+                if self._closed:
+                    return
+                limits = self._wanted.pop(0)
+                if len(self._ready.get(limits, [])) >= self.per_limits:
+                    self._changed.notify_all()
+                    continue
+                self._starting = True
+            run: WarmRunnerProcess | None = None
+            try:
+                run = WarmRunnerProcess(limits, pool=self._pool, wait_for_zygote=False)
+            except NoIdleZygote:
+                pass  # busy: the next submission starts its own run, and asks again
+            except Exception:
+                log.exception("a spare run did not start")
+            with self._changed:
+                self._starting = False
+                if run is not None and not self._closed:
+                    self._ready.setdefault(limits, []).append(run)
+                    run = None
+                self._changed.notify_all()
+            if run is not None:
+                run.close()
+
+
+def _current_cgroup_host() -> cgroups.Host | None:
+    found = cgroups.status()
+    return found if isinstance(found, cgroups.Host) else None
 
 
 _default_pool: ZygotePool | None = None
@@ -235,7 +374,7 @@ class WarmRunnerProcess(RunnerProcess):
     go through the zygote's control socket and a pidfd of the run's init.
     """
 
-    def __init__(self, limits: Limits, *, pool: ZygotePool | None = None) -> None:
+    def __init__(self, limits: Limits, *, pool: ZygotePool | None = None, wait_for_zygote: bool = True) -> None:
         self.limits = limits
         self.output = CapturedOutput(limit=limits.output_kb * 1024)
         self._slot = None
@@ -246,9 +385,12 @@ class WarmRunnerProcess(RunnerProcess):
         self._pidfd = -1
         self._runner_pid = 0
         self._cgroup: cgroups.RunCgroup | None = None
-        self._pinned: cores.PinnedThread | None = cores.default_assignment().pin_current_thread()
+        self._pinned: cores.PinnedThread | None = None
         for attempt in range(2):
-            self._zygote = self._pool.acquire()
+            zygote = self._pool.acquire() if wait_for_zygote else self._pool.try_acquire()
+            if zygote is None:
+                raise NoIdleZygote
+            self._zygote = zygote
             try:
                 self._start(limits)
                 break
@@ -257,12 +399,10 @@ class WarmRunnerProcess(RunnerProcess):
                 self._pool.release(self._zygote, healthy=False)
                 self._close_pipes()
                 if attempt:
-                    self._unpin()
                     raise SandboxUnavailable(f"the zygote failed to start a run: {exc}") from None
             except BaseException:
                 self._pool.release(self._zygote, healthy=False)
                 self._close_pipes()
-                self._unpin()
                 raise
         try:
             self._enter_cgroup(limits)
@@ -289,7 +429,6 @@ class WarmRunnerProcess(RunnerProcess):
             },
             "max_request": sandbox._MAX_REQUEST_BYTES,
             "seccomp": _seccomp_program(),
-            "cpu": self._pinned.cpu if self._pinned is not None else None,
         }
         try:
             self._zygote.send(message, [request_r, reply_w, stdout_w, stderr_w])
@@ -314,6 +453,31 @@ class WarmRunnerProcess(RunnerProcess):
                 self._note(message)
                 if self._zygote_done or self._ended is not None:
                     raise ZygoteLost(f"the run ended while starting: {message}")
+
+    def attach(self) -> None:
+        """Pin the calling thread, which will talk to this run, and the run to one CPU (see grader/cores.py)."""
+        self._pinned = cores.default_assignment().pin_current_thread()
+        for pid in (self.pid, self._runner_pid):
+            with contextlib.suppress(OSError):
+                os.sched_setaffinity(pid, {self._pinned.cpu})
+
+    def unused_and_alive(self) -> bool:
+        """Still waiting for its first request: nothing ended, nothing written, its zygote alive."""
+        if self._ended is not None or self._pidfd < 0 or not self._zygote.alive():
+            return False
+        readable, _, _ = select.select([self._pidfd, self._reply_r, self._zygote.fileno()], [], [], 0)
+        return not readable
+
+    def process_ids(self) -> set[int]:
+        """The host pids of the run's launcher, init and runner."""
+        init = self.pid
+        return {_parent_of(init), init, self._runner_pid}
+
+    def cgroup_host(self) -> cgroups.Host | None:
+        return self._cgroup.host if self._cgroup is not None else None
+
+    def cgroup_dirs(self) -> list[Path]:
+        return list(self._cgroup.dirs.values()) if self._cgroup is not None else []
 
     def _enter_cgroup(self, limits: Limits) -> None:
         """Move the run's init and runner into a new cgroup of their own, before any student code runs.
@@ -418,7 +582,10 @@ def start_runner(limits: Limits, *, jailed: bool, warm: bool) -> RunnerProcess:
     The warm path needs the jail and root; without them this falls back to the cold path.
     """
     if warm and jailed and os.geteuid() == 0:
-        return WarmRunnerProcess(limits)
+        pool = default_pool()
+        run = pool.spares.take(limits) or WarmRunnerProcess(limits, pool=pool)
+        run.attach()
+        return run
     return RunnerProcess(limits, jailed=jailed)
 
 

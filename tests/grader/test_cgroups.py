@@ -25,7 +25,7 @@ from grader.limits import Limits
 from grader.results import Reason, Status
 from grader.sandbox import RunnerDied, RunnerProcess
 from grader.session import SolutionSession
-from grader.warm import WarmRunnerProcess
+from grader.warm import WarmRunnerProcess, default_pool
 
 PATHS = ["warm", "cold"]
 
@@ -109,8 +109,11 @@ def no_cgroups(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> Iterator[cgr
 
 
 def _own_runs(host: cgroups.Host) -> list[Path]:
+    """This process's run cgroups, apart from those of spare runs (started ahead, no submission yet)."""
     pattern = f"{cgroups.PREFIX}-{os.getpid()}-*"
-    return [path for parent in host.parents.values() for path in parent.glob(pattern)]
+    default_pool().spares.settle()
+    spares = default_pool().spares.cgroup_dirs()
+    return [path for parent in host.parents.values() for path in parent.glob(pattern) if str(path) not in spares]
 
 
 def _start(path: str, limits: Limits) -> RunnerProcess:

@@ -13,6 +13,7 @@ import pytest
 from grader.limits import Limits
 from grader.sandbox import Ending, RunnerDied, RunnerProcess, bwrap_path
 from grader.sandbox_uids import FIRST_UID, SLOT_COUNT
+from grader.warm import default_pool
 from runner import wire
 
 REPO = Path(__file__).resolve().parents[2]
@@ -177,10 +178,12 @@ def test_the_run_has_its_own_pid_namespace_and_no_terminal(facts: dict[str, Any]
 
 
 def _sandbox_descendants() -> list[int]:
-    """Processes of the sandbox uids below this test process (warm zygotes excepted: they stay)."""
+    """Processes of the sandbox uids below this test process (warm zygotes and spare runs excepted: they stay)."""
     me, found = os.getpid(), []
+    default_pool().spares.settle()
+    spares = default_pool().spares.process_ids()
     for entry in os.listdir("/proc"):
-        if not entry.isdigit():
+        if not entry.isdigit() or int(entry) in spares:
             continue
         try:
             status = Path(f"/proc/{entry}/status").read_text()

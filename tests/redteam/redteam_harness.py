@@ -24,6 +24,7 @@ from grader.exercise import Exercise, load_exercise
 from grader.grading import grade
 from grader.results import GradeResult, Reason
 from grader.sandbox_uids import FIRST_UID, SLOT_COUNT
+from grader.warm import default_pool
 
 HERE = Path(__file__).resolve().parent
 SUBMISSIONS = HERE / "submissions"
@@ -153,11 +154,16 @@ def grade_hostile(
 
 
 def assert_no_run_cgroup_left() -> None:
-    """Every run's cgroup made by this process is removed when the run ends (on hosts that have them)."""
+    """Every run's cgroup made by this process is removed when the run ends (on hosts that have them).
+
+    A spare run (started ahead, no submission yet) has its cgroup already.
+    """
     found = cgroups.status()
     if isinstance(found, cgroups.Host):
         pattern = f"{cgroups.PREFIX}-{os.getpid()}-*"
-        left = [str(path) for parent in found.parents.values() for path in parent.glob(pattern)]
+        default_pool().spares.settle()
+        spares = default_pool().spares.cgroup_dirs()
+        left = [str(p) for parent in found.parents.values() for p in parent.glob(pattern) if str(p) not in spares]
         assert left == [], f"run cgroups left behind: {left}"
 
 
@@ -199,10 +205,12 @@ def leftover_sandbox_processes() -> list[str]:
 
     Runs graded by other people on the same host live under their own ``bwrap``, which is not a
     descendant of this process; anything of a sandbox uid that is not under some ``bwrap`` at all
-    escaped its pid namespace. Warm-path zygotes (which never run student code) are expected to
-    stay; every process of a run lives in a pid namespace nested below its zygote's.
+    escaped its pid namespace. Warm-path zygotes and spare runs (which never ran student code) are
+    expected to stay; every process of a run lives in a pid namespace nested below its zygote's.
     """
     me = os.getpid()
+    default_pool().spares.settle()
+    spares = default_pool().spares.process_ids()
     found = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -213,7 +221,7 @@ def leftover_sandbox_processes() -> list[str]:
         uids = [int(u) for u in fields.get("Uid", "").split()]
         if not any(u in SANDBOX_UIDS for u in uids):
             continue
-        if _is_zygote(entry, fields):
+        if _is_zygote(entry, fields) or int(entry) in spares:
             continue
         ancestor, under_bwrap, ours = int(fields["PPid"]), False, False
         for _ in range(64):
