@@ -307,3 +307,71 @@ def test_the_kv_reference_grades_the_same_warm_as_cold(kv_exercise: Exercise, mo
     assert started, "the warm path was not used"
     assert warm.status is cold.status is Status.PASS
     assert [(t.name, t.status, t.points) for t in warm.tests] == [(t.name, t.status, t.points) for t in cold.tests]
+
+
+# --------------------------------------------------------------------------- spare runs and pinning
+
+
+@pytest.fixture
+def spare_pool() -> Iterator[ZygotePool]:
+    zygotes = ZygotePool(size=2, spares=1)
+    yield zygotes
+    zygotes.close()
+
+
+def test_a_spare_run_is_started_ahead_and_is_pristine_when_a_submission_takes_it(spare_pool: ZygotePool) -> None:
+    limits = Limits()
+    assert spare_pool.spares.take(limits) is None  # none yet: this asks for one
+    assert spare_pool.spares.settle()
+    waiting = spare_pool.spares.process_ids()
+    assert len(waiting) == 3, "a launcher, an init and a runner wait for the next submission"
+    spare = spare_pool.spares.take(limits)
+    assert spare is not None and spare.process_ids() <= waiting
+    run = Run(spare)
+    try:
+        assert run.call("pids") == [1, 2]
+        assert run.call("traces") == {"tmp": [], "shm": [], "numpy": False, "os": False, "solution": False}
+    finally:
+        spare.close()
+    assert spare_pool.spares.settle()
+    assert spare_pool.spares.process_ids().isdisjoint(waiting), "the next spare is a new run"
+
+
+def test_a_spare_that_died_while_waiting_is_never_handed_out(spare_pool: ZygotePool) -> None:
+    limits = Limits(time_seconds=5)
+    spare_pool.spares.take(limits)
+    assert spare_pool.spares.settle()
+    ready = spare_pool.spares.take(limits)
+    assert ready is not None
+    ready.close()  # the successor it asked for is the one to break
+    assert spare_pool.spares.settle()
+    successor = spare_pool.spares.process_ids()
+    assert successor
+    for pid in successor:
+        os.kill(pid, 9)
+    time.sleep(0.2)
+    assert spare_pool.spares.take(limits) is None
+
+
+def test_spares_are_only_started_on_idle_zygotes(pool: ZygotePool) -> None:
+    busy = ZygotePool(size=1, spares=1)
+    try:
+        with warm_run(busy):
+            assert busy.spares.take(Limits()) is None
+            assert busy.spares.settle()
+            assert busy.spares.process_ids() == set(), "the only zygote is in use: no spare"
+    finally:
+        busy.close()
+
+
+def test_a_taken_run_shares_one_cpu_with_the_thread_that_grades_it(pool: ZygotePool) -> None:
+    before = os.sched_getaffinity(0)
+    process = WarmRunnerProcess(Limits(), pool=pool)
+    try:
+        process.attach()
+        (cpu,) = os.sched_getaffinity(0)
+        assert all(os.sched_getaffinity(pid) == {cpu} for pid in (process.pid, process._runner_pid))
+        assert Run(process).call("pids") == [1, 2]
+    finally:
+        process.close()
+    assert os.sched_getaffinity(0) == before
