@@ -182,17 +182,18 @@ class RunnerProcess:
     def pid(self) -> int:
         return self._process.pid
 
-    def exchange(self, frame: bytes, deadline: float) -> bytes:
-        """Send one request frame and return the reply body; raise :class:`RunnerDied` otherwise."""
+    def exchange(self, frame: bytes, deadline: float) -> bytearray:
+        """Send one request frame and return the reply body; raise :class:`RunnerDied` otherwise.
+
+        The body is read in place into memory of its own, which :func:`runner.wire.decode` can take over.
+        """
         pending = memoryview(frame)
         # Most requests fit in the pipe at once: no need to wait for it to become writable.
         with contextlib.suppress(BlockingIOError, BrokenPipeError):
             pending = pending[os.write(self._request_w, pending) :]
         if pending:
             self._selector.register(self._request_w, selectors.EVENT_WRITE)
-        reply = bytearray()
-        expected: int | None = None
-        reply_cap = self.limits.reply_mb << 20
+        reply = _Reply(self.limits.reply_mb << 20)
         try:
             while True:
                 remaining = deadline - time.monotonic()
@@ -208,23 +209,37 @@ class RunnerProcess:
                         if not pending:
                             self._selector.unregister(fd)
                     elif fd == self._reply_r:
-                        chunk = os.read(fd, 1 << 20)
-                        if not chunk:
-                            self._died_unexpectedly()
-                        reply += chunk
-                        if expected is None and len(reply) >= 4:
-                            expected = wire.frame_length(bytes(reply[:4]))
-                            if expected > reply_cap:
-                                self._die(Ending.REPLY_TOO_LARGE, f"{expected} bytes")
-                        if expected is not None and len(reply) >= expected + 4:
-                            if len(reply) > expected + 4:
-                                self._die(Ending.MALFORMED_REPLY, "bytes after the reply")
-                            return bytes(reply[4:])
+                        body = self._read_reply(reply)
+                        if body is not None:
+                            return body
                     else:
                         self._read_output(fd)
         finally:
             if pending and self._request_w in self._selector.get_map():
                 self._selector.unregister(self._request_w)
+
+    def _read_reply(self, reply: _Reply) -> bytearray | None:
+        """Read what the reply pipe holds into ``reply``; its body once complete."""
+        while True:
+            missing = reply.missing
+            try:
+                n = os.readv(self._reply_r, [missing, reply.beyond] if reply.body is not None else [missing])
+            except BlockingIOError:
+                return None if missing else reply.body  # (an empty body is complete with its prefix)
+            if n > len(missing):
+                self._die(Ending.MALFORMED_REPLY, "bytes after the reply")
+            if not n and missing:
+                self._died_unexpectedly()
+            if n < len(missing):
+                reply.missing = missing[n:]
+                return None  # the pipe is empty for now
+            if reply.body is not None:
+                return reply.body
+            expected = wire.frame_length(reply.prefix)
+            if expected > reply.cap:
+                self._die(Ending.REPLY_TOO_LARGE, f"{expected} bytes")
+            reply.body = bytearray(expected)
+            reply.missing = memoryview(reply.body)
 
     def _read_output(self, fd: int) -> None:
         try:
@@ -331,6 +346,17 @@ class RunnerProcess:
         if self._slot is not None:
             self._slot.release()
             self._slot = None
+
+
+class _Reply:
+    """A reply as it arrives: its 4-byte length prefix, then its body, each read in place."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.prefix = bytearray(4)
+        self.body: bytearray | None = None
+        self.missing = memoryview(self.prefix)  # the part of the prefix, then of the body, still to come
+        self.beyond = bytearray(1)  # a byte read here means the runner sent more than it announced
 
 
 PIPE_BYTES = 1 << 20

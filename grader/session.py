@@ -109,6 +109,7 @@ class SolutionSession:
         try:
             body = self.process.exchange(wire.encode(request), self.deadline)
             try:
+                # The body is a bytearray of its own: the reply's arrays are decoded in place, not copied.
                 reply = wire.decode(body)
             except wire.WireError as exc:
                 self.process.kill()

@@ -6,8 +6,11 @@ A message is a length-prefixed frame::
 
 The JSON header is ``{"v": <value>, "a": [[dtype, shape, buffer, offset], ...], "b": [nbytes, ...]}``:
 the value, a table of numeric arrays (each one a C-ordered view into one of the buffers that
-follow the header) and the buffers' sizes. Plain JSON carries
-``None``, ``bool``, ``int``, ``float``, ``str`` and ``list``; everything else is a one-key object:
+follow the header) and the buffers' sizes. The sender pads the header with spaces and each buffer
+with zeros so that every buffer starts at a multiple of the largest alignment an allowed dtype
+needs (8 bytes on x86-64 and arm64) into the body: a receiver can view the arrays where they arrived.
+Plain JSON carries ``None``, ``bool``, ``int``, ``float``, ``str`` and ``list``; everything else
+is a one-key object:
 
 * ``{"t": [...]}`` a tuple, ``{"d": {...}}`` a dict with string keys,
 * ``{"a": i}`` the i-th numeric ndarray, ``{"s": i}`` a numpy scalar stored as the i-th 0-d array.
@@ -31,7 +34,16 @@ import numpy as np
 ALLOWED_DTYPES: frozenset[str] = frozenset(
     ["|b1", "|i1", "<i2", "<i4", "<i8", "|u1", "<u2", "<u4", "<u8", "<f2", "<f4", "<f8", "<c8", "<c16"]
 )
-_SCALAR_TYPES: frozenset[type] = frozenset(np.dtype(s).type for s in ALLOWED_DTYPES)
+_DTYPES: dict[str, np.dtype[Any]] = {s: np.dtype(s) for s in ALLOWED_DTYPES}
+#: Allowed dtypes by dtype object: ``dtype.str`` builds a new string on every call.
+_DTYPE_STRS: dict[np.dtype[Any], str] = {dtype: s for s, dtype in _DTYPES.items()}
+_SCALAR_TYPES: frozenset[type] = frozenset(dtype.type for dtype in _DTYPES.values())
+#: Every buffer starts at a multiple of this within the message body, so that arrays received in
+#: one block of memory are aligned without a copy.
+_ALIGN = max(dtype.alignment for dtype in _DTYPES.values())
+_PADDING = [b"\0" * n for n in range(_ALIGN)]
+#: Values that cross as themselves. ``int`` is not among them: it has a size limit.
+_PLAIN = frozenset([type(None), bool, str, float])
 MAX_DEPTH = 64
 MAX_NODES = 1_000_000
 #: Integers cross as JSON numbers; Python refuses to print more than 4,300 digits by default.
@@ -39,6 +51,10 @@ MAX_INT_DIGITS = 4000
 _MAX_INT_BITS = int(MAX_INT_DIGITS / 0.30103)
 _U32 = struct.Struct(">I")
 _U32_MAX = 0xFFFFFFFF
+#: No cycles can reach the encoder (the tree is built fresh, depth-limited), so it skips checking for them.
+_JSON = json.JSONEncoder(separators=(",", ":"), check_circular=False)
+#: Linux refuses a writev of more buffers than this.
+_IOV_MAX = 1024
 
 
 class WireError(ValueError):
@@ -60,14 +76,16 @@ def encode_parts(value: Any) -> list[bytes | memoryview]:
     length prefix alone.
     """
     arrays = _Arrays()
-    tree = _to_tree(value, arrays, 0)
-    buffers = arrays.buffers()
-    header = json.dumps({"v": tree, "a": arrays.table, "b": [len(b) for b in buffers]}, separators=(",", ":"))
-    header_bytes = header.encode()
-    body_len = 4 + len(header_bytes) + sum(len(b) for b in buffers)
+    kind = type(value)
+    tree = value if kind in _PLAIN else _to_tree(value, arrays, 0)
+    parts, sizes = arrays.buffers()
+    header = _JSON.encode({"v": tree, "a": arrays.table, "b": sizes}).encode()
+    # JSON ignores trailing spaces: they put the first buffer on an aligned offset of the body.
+    header += b" " * (-(4 + len(header)) % _ALIGN)
+    body_len = 4 + len(header) + sum(sizes)
     if body_len > _U32_MAX:
         raise WireError(f"value is too large to send ({body_len} bytes)")
-    return [_U32.pack(body_len), _U32.pack(len(header_bytes)), header_bytes, *buffers]
+    return [_U32.pack(body_len), _U32.pack(len(header)), header, *parts]
 
 
 class _Arrays:
@@ -83,7 +101,7 @@ class _Arrays:
         self.table: list[list[Any]] = []  # [dtype, shape, buffer index, byte offset]
         self._index: dict[int, int] = {}  # id(array) -> table index
         self._owned: list[np.ndarray] = []  # arrays kept alive while their ids are keys
-        self._groups: dict[int, _ViewGroup] = {}
+        self._groups: dict[int, list[Any]] = {}  # id(root) -> [root, (table index, view), ...]
         self._plain: list[tuple[int, np.ndarray]] = []  # (table index, array) sent in a buffer of its own
 
     def add(self, array: np.ndarray) -> int:
@@ -91,9 +109,13 @@ class _Arrays:
         found = self._index.get(key)
         if found is not None:
             return found
-        plain = _plain_array(array)
+        dtype_str = _DTYPE_STRS.get(array.dtype)
+        if dtype_str is not None and array.flags.c_contiguous:
+            plain = array
+        else:
+            plain, dtype_str = _plain_array(array)
         index = len(self.table)
-        self.table.append([plain.dtype.str, list(plain.shape), -1, 0])
+        self.table.append([dtype_str, list(plain.shape), -1, 0])
         self._index[key] = index
         self._owned.append(array)
         root = plain.base
@@ -103,57 +125,72 @@ class _Arrays:
             if root.flags.c_contiguous:
                 group = self._groups.get(id(root))
                 if group is None:
-                    group = self._groups[id(root)] = _ViewGroup(root)
-                group.members.append((index, plain))
+                    self._groups[id(root)] = [root, (index, plain)]
+                else:
+                    group.append((index, plain))
                 return index
         self._plain.append((index, plain))
         return index
 
     def add_scalar(self, value: np.generic) -> int:
-        plain = _plain_array(np.asarray(value))
-        self.table.append([plain.dtype.str, [], -1, 0])
+        plain, dtype_str = _plain_array(np.asarray(value))
+        self.table.append([dtype_str, [], -1, 0])
         self._plain.append((len(self.table) - 1, plain))
         return len(self.table) - 1
 
-    def buffers(self) -> list[memoryview]:
-        plain = list(self._plain)
-        out: list[memoryview] = []
-        for group in self._groups.values():
-            span = group.span()
+    def buffers(self) -> tuple[list[bytes | memoryview], list[int]]:
+        """The frame's buffers, each followed by zeros up to a multiple of ``_ALIGN``, and their padded sizes."""
+        plain = self._plain
+        table = self.table
+        parts: list[bytes | memoryview] = []
+        sizes: list[int] = []
+        regrouped = False
+        for root, *members in self._groups.values():
+            span = _span(root, members) if len(members) > 1 else None
             if span is None:
-                plain.extend(group.members)
+                plain.extend(members)
+                regrouped = True
                 continue
-            buffer, start = span
-            for index, member in group.members:
-                self.table[index][2:] = [len(out), _address(member) - start]
-            out.append(buffer)
-        for index, array in sorted(plain, key=lambda item: item[0]):
-            self.table[index][2:] = [len(out), 0]
-            out.append(memoryview(array.reshape(-1).view(np.uint8)))
-        return out
+            buffer, offsets = span
+            for (index, _), offset in zip(members, offsets, strict=True):
+                entry = table[index]
+                entry[2] = len(sizes)
+                entry[3] = offset
+            parts.append(buffer)
+            pad = -len(buffer) % _ALIGN
+            if pad:
+                parts.append(_PADDING[pad])
+            sizes.append(len(buffer) + pad)
+        if regrouped:
+            plain.sort(key=_first)
+        for index, array in plain:
+            table[index][2] = len(sizes)
+            nbytes = array.nbytes
+            if nbytes:
+                parts.append(memoryview(array).cast("B"))
+            pad = -nbytes % _ALIGN
+            if pad:
+                parts.append(_PADDING[pad])
+            sizes.append(nbytes + pad)
+        return parts, sizes
 
 
-class _ViewGroup:
-    """Views into one C-contiguous root array."""
+def _first(item: tuple[int, np.ndarray]) -> int:
+    return item[0]
 
-    def __init__(self, root: np.ndarray) -> None:
-        self.root = root
-        self.members: list[tuple[int, np.ndarray]] = []
 
-    def span(self) -> tuple[memoryview, int] | None:
-        """The root's bytes covering every member and the address they start at, if worth sharing."""
-        if len(self.members) < 2:
-            return None
-        root_start = _address(self.root)
-        starts = [_address(m) for _, m in self.members]
-        ends = [s + m.nbytes for s, (_, m) in zip(starts, self.members, strict=True)]
-        # From a 16-byte boundary of the root, so every member keeps the alignment it had.
-        low = root_start + (min(starts) - root_start) // 16 * 16
-        high = max(ends)
-        if high - low > sum(m.nbytes for _, m in self.members):
-            return None
-        raw = self.root.reshape(-1).view(np.uint8)
-        return memoryview(raw[low - root_start : high - root_start]), low
+def _span(root: np.ndarray, members: list[tuple[int, np.ndarray]]) -> tuple[memoryview, list[int]] | None:
+    """The bytes of ``root`` covering every member and each member's offset in them, if worth sharing."""
+    root_start = _address(root)
+    starts = [_address(member) for _, member in members]
+    low = min(starts)
+    high = max(start + member.nbytes for start, (_, member) in zip(starts, members, strict=True))
+    # From a ``_ALIGN``-byte boundary of the root, so every member keeps the alignment it had.
+    low = root_start + (low - root_start) // _ALIGN * _ALIGN
+    if high - low > sum(member.nbytes for _, member in members):
+        return None
+    raw = root.reshape(-1).view(np.uint8)
+    return memoryview(raw[low - root_start : high - root_start]), [start - low for start in starts]
 
 
 def _address(array: np.ndarray) -> int:
@@ -161,30 +198,43 @@ def _address(array: np.ndarray) -> int:
 
 
 def _to_tree(value: Any, arrays: _Arrays, depth: int) -> Any:
-    if depth > MAX_DEPTH:
-        raise WireError(f"value is nested more than {MAX_DEPTH} levels deep")
+    """The JSON form of ``value`` (at ``depth``), which is not one of the ``_PLAIN`` types."""
     kind = type(value)
-    if value is None or kind is bool or kind is str:
-        return value
+    if kind is list or kind is tuple:
+        if value and depth >= MAX_DEPTH:
+            raise WireError(f"value is nested more than {MAX_DEPTH} levels deep")
+        out = []
+        append = out.append
+        for item in value:
+            item_kind = type(item)
+            if item_kind in _PLAIN or (item_kind is int and item.bit_length() <= _MAX_INT_BITS):
+                append(item)
+            elif item_kind is np.ndarray:
+                append({"a": arrays.add(item)})
+            else:
+                append(_to_tree(item, arrays, depth + 1))
+        return out if kind is list else {"t": out}
+    if kind is dict:
+        if value and depth >= MAX_DEPTH:
+            raise WireError(f"value is nested more than {MAX_DEPTH} levels deep")
+        out_dict = {}
+        for key, item in value.items():
+            if type(key) is not str:
+                raise WireError(f"dict keys must be strings, got {type(key).__name__}")
+            item_kind = type(item)
+            if item_kind in _PLAIN or (item_kind is int and item.bit_length() <= _MAX_INT_BITS):
+                out_dict[key] = item
+            elif item_kind is np.ndarray:
+                out_dict[key] = {"a": arrays.add(item)}
+            else:
+                out_dict[key] = _to_tree(item, arrays, depth + 1)
+        return {"d": out_dict}
     if kind is int:
         if value.bit_length() > _MAX_INT_BITS:
             # JSON (and Python's int-to-str limit) cannot carry it; fail here, not inside json.dumps.
             raise WireError(f"an integer of about {int(value.bit_length() * 0.30103):,} digits cannot be sent "
                             f"(at most {MAX_INT_DIGITS:,} digits)")  # fmt: skip
         return value
-    if kind is float:
-        return value
-    if kind is list:
-        return [_to_tree(v, arrays, depth + 1) for v in value]
-    if kind is tuple:
-        return {"t": [_to_tree(v, arrays, depth + 1) for v in value]}
-    if kind is dict:
-        out = {}
-        for key, item in value.items():
-            if type(key) is not str:
-                raise WireError(f"dict keys must be strings, got {type(key).__name__}")
-            out[key] = _to_tree(item, arrays, depth + 1)
-        return {"d": out}
     if kind is np.ndarray:
         return {"a": arrays.add(value)}
     if kind in _SCALAR_TYPES:
@@ -196,127 +246,219 @@ def _to_tree(value: Any, arrays: _Arrays, depth: int) -> Any:
     )
 
 
-def _plain_array(array: np.ndarray) -> np.ndarray:
+def _plain_array(array: np.ndarray) -> tuple[np.ndarray, str]:
+    """``array`` as a little-endian C-ordered array of an allowed dtype, and that dtype's ``str``."""
     dtype = array.dtype
     if dtype.byteorder == ">":
         dtype = dtype.newbyteorder("<")
         array = array.astype(dtype)
-    if dtype.str not in ALLOWED_DTYPES:
+    dtype_str = dtype.str
+    if dtype_str not in ALLOWED_DTYPES:
         raise WireError(f"arrays of dtype {array.dtype} cannot be sent; use a numeric dtype")
     # Not np.ascontiguousarray: it turns 0-d arrays (and so numpy scalars) into shape (1,).
-    return array if array.flags.c_contiguous else array.copy(order="C")
+    return (array if array.flags.c_contiguous else array.copy(order="C")), dtype_str
 
 
 # --------------------------------------------------------------------------- decoding
 
 
-def decode(body: bytes) -> Any:
+def decode(body: bytes | bytearray) -> Any:
     """Decode a frame body (the bytes after the length prefix) into plain values.
 
-    Arrays are fresh and writeable and never alias ``body``. Arrays that shared memory when sent
-    share it again (one buffer, several views), exactly as the sender's did.
+    Arrays are writeable. Given ``bytes``, they are fresh and never alias ``body``; given a
+    ``bytearray``, the arrays are views into it: the caller hands it over and must not change it
+    afterwards. Arrays that shared memory when sent share it again (one buffer, several views),
+    exactly as the sender's did.
     """
     if len(body) < 4:
         raise WireError("message is shorter than its header")
     (header_len,) = _U32.unpack_from(body, 0)
-    if header_len > len(body) - 4:
+    data_start = 4 + header_len
+    if data_start > len(body):
         raise WireError("message header runs past the end of the message")
     try:
-        header = json.loads(body[4 : 4 + header_len])
+        header = json.loads(body[4:data_start])
     except (ValueError, RecursionError) as exc:
         raise WireError(f"message header is not valid JSON: {exc}") from None
     if (
         type(header) is not dict
-        or set(header) != {"v", "a", "b"}
+        or len(header) != 3
+        or header.keys() != {"v", "a", "b"}
         or type(header["a"]) is not list
         or type(header["b"]) is not list
     ):
         raise WireError("message header must be an object with keys 'v', 'a' and 'b'")
-    buffers = _read_buffers(header["b"], memoryview(body)[4 + header_len :])
-    arrays = _read_arrays(header["a"], buffers)
-    counter = [0]
-    return _from_tree(header["v"], arrays, 0, counter)
+    sizes = header["b"]
+    _check_sizes(sizes, len(body) - data_start)
+    arrays = _read_arrays(header["a"], _read_buffers(sizes, body, data_start)) if header["a"] else []
+    value = header["v"]
+    kind = type(value)
+    if kind is not list and kind is not dict:
+        return value
+    # Every value takes at least one byte of the header, each starting at a byte of its own.
+    if header_len > MAX_NODES:
+        _count_values(value)
+    return _from_tree(value, arrays, 0)
 
 
-def _read_buffers(sizes: list[Any], data: memoryview) -> list[np.ndarray]:
-    if any(type(n) is not int or n < 0 for n in sizes):
-        raise WireError("buffer sizes must be non-negative integers")
-    if sum(sizes) != len(data):
+def _check_sizes(sizes: list[Any], data_len: int) -> None:
+    total = 0
+    for n in sizes:
+        if type(n) is not int or n < 0:
+            raise WireError("buffer sizes must be non-negative integers")
+        total += n
+    if total != data_len:
         raise WireError("buffer sizes do not add up to the message's data")
+
+
+def _read_buffers(sizes: list[int], body: bytes | bytearray, data_start: int) -> list[np.ndarray]:
+    if type(body) is bytearray:
+        data = memoryview(body)[data_start:]
+    else:
+        # One copy for all: the arrays own their memory and are writeable, whatever the sender did.
+        data = memoryview(np.frombuffer(body, np.uint8, offset=data_start).copy())
     buffers = []
     offset = 0
     for n in sizes:
-        # A copy: the arrays own their memory and are writeable, whatever the sender did.
-        buffers.append(np.frombuffer(data[offset : offset + n], dtype=np.uint8).copy())
+        # Over a memoryview, not an ndarray: each buffer is a root of its own again when re-sent.
+        buffers.append(np.frombuffer(data[offset : offset + n], np.uint8))
         offset += n
     return buffers
 
 
 def _read_arrays(table: list[Any], buffers: list[np.ndarray]) -> list[np.ndarray]:
     arrays: list[np.ndarray] = []
+    append = arrays.append
+    buffer_count = len(buffers)
     for entry in table:
         if type(entry) is not list or len(entry) != 4:
             raise WireError("array table entry must be [dtype, shape, buffer, offset]")
         dtype_str, shape, buffer_index, offset = entry
-        if type(dtype_str) is not str or dtype_str not in ALLOWED_DTYPES:
+        dtype = _DTYPES.get(dtype_str) if type(dtype_str) is str else None
+        if dtype is None:
             raise WireError(f"array dtype {dtype_str!r} is not allowed")
-        if type(shape) is not list or len(shape) > 32 or any(type(n) is not int or n < 0 for n in shape):
+        if type(shape) is not list or len(shape) > 32:
             raise WireError("array shape must be a list of non-negative integers")
-        if type(buffer_index) is not int or not 0 <= buffer_index < len(buffers):
-            raise WireError("array buffer index out of range")
-        dtype = np.dtype(dtype_str)
         nbytes = dtype.itemsize
         for n in shape:
+            if type(n) is not int or n < 0:
+                raise WireError("array shape must be a list of non-negative integers")
             nbytes *= n
+        if type(buffer_index) is not int or not 0 <= buffer_index < buffer_count:
+            raise WireError("array buffer index out of range")
         buffer = buffers[buffer_index]
         if type(offset) is not int or offset < 0 or offset + nbytes > len(buffer):
             raise WireError("array data runs past the end of its buffer")
-        array = np.ndarray(shape, dtype=dtype, buffer=buffer, offset=offset)
+        try:
+            array = np.ndarray(shape, dtype, buffer, offset)
+        except ValueError:  # a zero dimension beside ones too large for numpy
+            raise WireError("array shape is too large") from None
         # Unaligned views compute slowly (and only a strange sender makes them): give those their own memory.
-        arrays.append(array if array.flags.aligned else array.copy())
+        append(array if array.flags.aligned else array.copy())
     return arrays
 
 
-def _from_tree(node: Any, arrays: list[np.ndarray], depth: int, counter: list[int]) -> Any:
-    counter[0] += 1
-    if counter[0] > MAX_NODES:
-        raise WireError(f"message holds more than {MAX_NODES} values")
-    if depth > MAX_DEPTH:
-        raise WireError(f"message is nested more than {MAX_DEPTH} levels deep")
-    kind = type(node)
-    if node is None or kind in (bool, int, float, str):
-        return node
-    if kind is list:
-        return [_from_tree(v, arrays, depth + 1, counter) for v in node]
-    if kind is dict and len(node) == 1:
+def _count_values(root: Any) -> None:
+    """Refuse a tree of more than ``MAX_NODES`` values, counted as :func:`_from_tree` visits them."""
+    count = 0
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        count += 1
+        if count > MAX_NODES:
+            raise WireError(f"message holds more than {MAX_NODES} values")
+        kind = type(node)
+        if kind is list:
+            stack.extend(node)
+        elif kind is dict and len(node) == 1:
+            inner = next(iter(node.values()))
+            if type(inner) is list:
+                stack.extend(inner)
+            elif type(inner) is dict:
+                stack.extend(inner.values())
+
+
+def _from_tree(node: list[Any] | dict[str, Any], arrays: list[np.ndarray], depth: int) -> Any:
+    """The value of a list or object ``node`` at ``depth``; other JSON values stand for themselves."""
+    if type(node) is list:
+        return _from_list(node, arrays, depth)
+    if len(node) == 1:
         ((tag, inner),) = node.items()
-        if tag == "t" and type(inner) is list:
-            return tuple(_from_tree(v, arrays, depth + 1, counter) for v in inner)
-        if tag == "d" and type(inner) is dict:
-            return {k: _from_tree(v, arrays, depth + 1, counter) for k, v in inner.items()}
-        if tag in ("a", "s") and type(inner) is int and 0 <= inner < len(arrays):
+        if tag == "a":
+            if type(inner) is int and 0 <= inner < len(arrays):
+                return arrays[inner]
+        elif tag == "d":
+            if type(inner) is dict:
+                return _from_dict(inner, arrays, depth)
+        elif tag == "t":
+            if type(inner) is list:
+                return tuple(_from_list(inner, arrays, depth))
+        elif tag == "s" and type(inner) is int and 0 <= inner < len(arrays):
             array = arrays[inner]
-            if tag == "a":
-                return array
             if array.shape != ():
                 raise WireError("a numpy scalar must be stored as a 0-d array")
             return array[()]
     raise WireError("message holds a value of an unknown form")
 
 
+# _from_list and _from_dict take arrays (the commonest values) and JSON scalars without a call.
+
+
+def _from_list(items: list[Any], arrays: list[np.ndarray], depth: int) -> list[Any]:
+    if items and depth >= MAX_DEPTH:
+        raise WireError(f"message is nested more than {MAX_DEPTH} levels deep")
+    out: list[Any] = []
+    append = out.append
+    count = len(arrays)
+    for item in items:
+        kind = type(item)
+        if kind is dict:
+            index = item.get("a") if len(item) == 1 else None
+            if type(index) is int and 0 <= index < count:
+                append(arrays[index])
+            else:
+                append(_from_tree(item, arrays, depth + 1))
+        elif kind is list:
+            append(_from_list(item, arrays, depth + 1))
+        else:
+            append(item)
+    return out
+
+
+def _from_dict(items: dict[str, Any], arrays: list[np.ndarray], depth: int) -> dict[str, Any]:
+    if items and depth >= MAX_DEPTH:
+        raise WireError(f"message is nested more than {MAX_DEPTH} levels deep")
+    out: dict[str, Any] = {}
+    count = len(arrays)
+    for key, item in items.items():
+        kind = type(item)
+        if kind is dict:
+            index = item.get("a") if len(item) == 1 else None
+            if type(index) is int and 0 <= index < count:
+                out[key] = arrays[index]
+            else:
+                out[key] = _from_tree(item, arrays, depth + 1)
+        elif kind is list:
+            out[key] = _from_list(item, arrays, depth + 1)
+        else:
+            out[key] = item
+    return out
+
+
 # --------------------------------------------------------------------------- framing
 
 
 def write_parts(fd: int, parts: list[bytes | memoryview]) -> None:
-    """Write the buffers of one frame with as few system calls as the pipe allows."""
-    views = [memoryview(part).cast("B") for part in parts if len(part)]
-    while views:
-        written = os.writev(fd, views)
-        while views and written >= len(views[0]):
-            written -= len(views[0])
-            views.pop(0)
+    """Write the buffers of one frame (bytes-like, as :func:`encode_parts` returns them) in few system calls."""
+    parts = list(parts)
+    first = 0
+    while first < len(parts):
+        written = os.writev(fd, parts[first : first + _IOV_MAX])
+        while first < len(parts) and written >= len(parts[first]):
+            written -= len(parts[first])
+            first += 1
         if written:
-            views[0] = views[0][written:]
+            parts[first] = memoryview(parts[first])[written:]
 
 
 def write_frame(fd: int, frame: bytes | memoryview) -> None:
@@ -327,34 +469,33 @@ def write_frame(fd: int, frame: bytes | memoryview) -> None:
         view = view[written:]
 
 
-def read_frame_blocking(fd: int, max_bytes: int) -> bytes | None:
-    """Read one frame body; ``None`` on a clean end of stream before a frame starts."""
-    prefix = _read_exact(fd, 4)
-    if prefix is None:
+def read_frame_blocking(fd: int, max_bytes: int) -> bytearray | None:
+    """Read one frame body (for :func:`decode` to take over); ``None`` on a clean end of stream before a frame."""
+    prefix = bytearray(4)
+    if not _read_into(fd, memoryview(prefix)):
         return None
     (length,) = _U32.unpack(prefix)
     if length > max_bytes:
         raise WireError(f"message of {length} bytes exceeds the limit of {max_bytes}")
-    body = _read_exact(fd, length)
-    if body is None:
+    body = bytearray(length)
+    if length and not _read_into(fd, memoryview(body)):
         raise WireError("stream ended in the middle of a message")
     return body
 
 
-def _read_exact(fd: int, n: int) -> bytes | None:
-    chunks: list[bytes] = []
-    remaining = n
-    while remaining:
-        chunk = os.read(fd, min(remaining, 1 << 20))
-        if not chunk:
-            if remaining == n:
-                return None
+def _read_into(fd: int, view: memoryview) -> bool:
+    """Fill ``view``; False if the stream ends before the first byte."""
+    filled = 0
+    while filled < len(view):
+        n = os.readv(fd, [view[filled:]])
+        if not n:
+            if not filled:
+                return False
             raise WireError("stream ended in the middle of a message")
-        chunks.append(chunk)
-        remaining -= len(chunk)
-    return b"".join(chunks)
+        filled += n
+    return True
 
 
-def frame_length(prefix: bytes) -> int:
+def frame_length(prefix: bytes | bytearray) -> int:
     """The body length announced by a 4-byte frame prefix."""
     return int(_U32.unpack(prefix)[0])

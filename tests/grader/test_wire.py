@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import struct
+import threading
 from typing import Any
 
 import numpy as np
@@ -245,3 +247,129 @@ def test_an_unaligned_array_arrives_in_aligned_memory() -> None:
     body = _frame({"v": {"a": 0}, "a": [["<f8", [3], 0, 1]], "b": [len(data) + 1]}, b"\x00" + data)
     back = wire.decode(body)
     assert back.flags.aligned and back.tolist() == [0.0, 1.0, 2.0]
+
+
+def test_a_bytearray_is_taken_over_and_its_arrays_are_decoded_in_place() -> None:
+    value = {"k": np.arange(6.0).reshape(2, 3), "flags": np.array([True, False, True]), "v": np.arange(3, dtype="<f4")}
+    body = bytearray(_body(value))
+    back = wire.decode(body)
+    assert _same(value, back)
+    memory = np.frombuffer(body, np.uint8)
+    assert all(np.shares_memory(back[k], memory) and back[k].flags.writeable for k in value)
+    back["k"][0, 0] = 7.0
+    assert back["k"][0, 0] == 7.0
+
+
+def test_arrays_sent_in_separate_buffers_arrive_without_shared_memory() -> None:
+    arrays = [np.arange(3.0), np.ones(5, dtype="|b1"), np.arange(4, dtype="<i2")]
+    for body in (_body(arrays), bytearray(_body(arrays))):
+        back = wire.decode(body)
+        assert not any(np.shares_memory(a, b) for i, a in enumerate(back) for b in back[i + 1 :])
+
+
+def test_every_buffer_starts_aligned_so_arrays_after_odd_sized_ones_need_no_copy() -> None:
+    arrays = [
+        np.ones(3, dtype="|b1"),
+        np.arange(5.0),
+        np.arange(3, dtype="<f4"),
+        np.arange(2, dtype="<c16"),
+        np.int8(1),
+    ]
+    body = _body(arrays)
+    (header_len,) = struct.unpack(">I", body[:4])
+    sizes = _header(arrays)["b"]
+    assert (4 + header_len) % 8 == 0 and all(size % 8 == 0 for size in sizes)
+    owned = bytearray(body)
+    back = wire.decode(owned)
+    assert _same(arrays, back)
+    memory = np.frombuffer(owned, np.uint8)
+    assert all(a.flags.aligned and np.shares_memory(a, memory) for a in back[:-1])
+
+
+def test_prefixes_decoded_in_place_are_resent_in_one_buffer_again() -> None:
+    keys = np.arange(40.0).reshape(10, 4)
+    back = wire.decode(bytearray(_body([keys[:3], keys[:5], np.zeros(2)])))
+    assert _header(back)["b"] == [keys[:5].nbytes, 16]  # the two prefixes share one buffer again
+
+
+@pytest.mark.parametrize(
+    "dtype",
+    ["l", "q", "intc", "longlong", "L", "Q", "e", "f", "d", "F", "D", "?", "b", "B", "h", "H", "i", "I", ">f8", ">i4"],
+)
+def test_every_spelling_of_an_allowed_dtype_is_sent_as_its_canonical_string(dtype: str) -> None:
+    array = np.arange(3).astype(dtype)
+    want = np.dtype(dtype).newbyteorder("<").str if np.dtype(dtype).byteorder == ">" else np.dtype(dtype).str
+    assert _header(array)["a"][0][0] == want
+    assert _same(array.astype(want), wire.decode(_body(array)))
+
+
+def test_dtype_metadata_does_not_stop_an_array_crossing() -> None:
+    array = np.zeros(2, dtype=np.dtype("f8", metadata={"unit": "m"}))
+    assert _header(array)["a"][0][0] == "<f8"
+
+
+@pytest.mark.parametrize("dtype", ["g", "G", "M8[s]", "m8[ns]", "V8", "S8", "U2"])
+def test_dtypes_outside_the_allowed_set_are_refused(dtype: str) -> None:
+    with pytest.raises(wire.WireError, match="cannot be sent"):
+        wire.encode(np.zeros(2, dtype=dtype))
+
+
+def _nested(levels: int, leaf: Any) -> Any:
+    value = leaf
+    for level in range(levels):
+        value = [value] if level % 3 == 0 else (value,) if level % 3 == 1 else {"x": value}
+    return value
+
+
+@pytest.mark.parametrize("leaf", [1, "s", None, np.zeros(1), np.float64(2), []])
+def test_the_depth_limit_on_encode_is_exact(leaf: Any) -> None:
+    assert _same(_nested(wire.MAX_DEPTH, leaf), wire.decode(_body(_nested(wire.MAX_DEPTH, leaf))))
+    with pytest.raises(wire.WireError, match="nested more than"):
+        wire.encode(_nested(wire.MAX_DEPTH + 1, leaf))
+
+
+@pytest.mark.parametrize(
+    ("levels", "leaf", "allowed"),
+    [(wire.MAX_DEPTH, "1", True), (wire.MAX_DEPTH + 1, "1", False), (wire.MAX_DEPTH + 1, "", True),
+     (wire.MAX_DEPTH + 2, "", False), (wire.MAX_DEPTH, '{"a": 0}', True), (wire.MAX_DEPTH + 1, '{"a": 0}', False)],
+)  # fmt: skip
+def test_the_depth_limit_on_decode_is_exact(levels: int, leaf: str, allowed: bool) -> None:
+    text = '{"v": ' + "[" * levels + leaf + "]" * levels + ', "a": [["<f8", [], 0, 0]], "b": [8]}'
+    body = _frame(text.encode(), b"\0" * 8)
+    if allowed:
+        wire.decode(body)
+    else:
+        with pytest.raises(wire.WireError, match="nested more than"):
+            wire.decode(body)
+
+
+def test_the_value_limit_is_exact_and_counts_only_values() -> None:
+    assert len(wire.decode(_frame({"v": [0] * (wire.MAX_NODES - 1), "a": [], "b": []}))) == wire.MAX_NODES - 1
+    with pytest.raises(wire.WireError, match="more than"):
+        wire.decode(_frame({"v": [[0]] * (wire.MAX_NODES // 2), "a": [], "b": []}))
+    long_text = "x" * (wire.MAX_NODES + 10)
+    assert wire.decode(_body(["a", long_text])) == ["a", long_text]
+
+
+def test_a_zero_dimension_beside_a_huge_one_is_a_wire_error() -> None:
+    with pytest.raises(wire.WireError, match="too large"):
+        wire.decode(_one_array(["<f8", [0, 2**70], 0, 0], b""))
+
+
+def test_write_parts_writes_more_buffers_than_one_system_call_takes() -> None:
+    value = [np.full(i % 5, i, dtype=("<f8", "|b1", "<f4")[i % 3]) for i in range(3000)] + [np.arange(200_000.0)]
+    parts = wire.encode_parts(value)
+    assert len(parts) > 2 * 1024
+    read_end, write_end = os.pipe()
+    received: list[Any] = []
+    reader = threading.Thread(target=lambda: received.append(wire.read_frame_blocking(read_end, 1 << 30)))
+    reader.start()
+    try:
+        wire.write_parts(write_end, parts)
+    finally:
+        os.close(write_end)
+        reader.join()
+    assert type(received[0]) is bytearray
+    assert _same(value, wire.decode(received[0]))
+    assert wire.read_frame_blocking(read_end, 1 << 30) is None
+    os.close(read_end)
