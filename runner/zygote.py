@@ -122,7 +122,10 @@ def main(argv: list[str]) -> int:
         for fd in fds:
             os.close(fd)  # only the run may hold its pipes, or the grader never sees them close
         _, status = os.waitpid(launcher, 0)
-        _send(control, {"done": True, "launcher_status": status})
+        try:
+            _send(control, {"done": True, "launcher_status": status})
+        except (BrokenPipeError, ConnectionResetError):
+            return 0  # the grader has gone (it is exiting): so do we, quietly
 
 
 def _report(control: socket.socket, exc: BaseException) -> None:
