@@ -457,9 +457,12 @@ class WarmRunnerProcess(RunnerProcess):
     def attach(self) -> None:
         """Pin the calling thread, which will talk to this run, and the run to one CPU (see grader/cores.py)."""
         self._pinned = cores.default_assignment().pin_current_thread()
+        cpu = self._pinned.cpu
+        if cpu is None:
+            return  # a busy process: the scheduler places this run
         for pid in (self.pid, self._runner_pid):
             with contextlib.suppress(OSError):
-                os.sched_setaffinity(pid, {self._pinned.cpu})
+                os.sched_setaffinity(pid, {cpu})
 
     def unused_and_alive(self) -> bool:
         """Still waiting for its first request: nothing ended, nothing written, its zygote alive."""
