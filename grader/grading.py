@@ -210,7 +210,7 @@ class _Runs:
 
     def close(self) -> None:
         if self._session is not None:
-            self._session.close()
+            self._session.close(wait=False)  # the verdict need not wait for the run's tidying up
 
 
 def _signature_problem(spec: FunctionSpec, described: Any) -> tuple[Reason, str] | None:

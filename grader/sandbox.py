@@ -331,6 +331,10 @@ class RunnerProcess:
         if self._cgroup is not None:
             self._cgroup.kill()  # a second mechanism: every task of the run's cgroup, whatever its namespace
 
+    def close_soon(self) -> None:
+        """Close without making the caller wait for the tidying up (where the kind of run allows it)."""
+        self.close()
+
     def close(self) -> None:
         self.kill()
         if self._cgroup is not None:

@@ -137,9 +137,13 @@ class SolutionSession:
     def seconds_left(self) -> float:
         return self.deadline - time.monotonic()
 
-    def close(self) -> None:
+    def close(self, *, wait: bool = True) -> None:
+        """Stop the runner; with ``wait=False`` only its killing is waited for, not its tidying up."""
         self.alive = False
-        self.process.close()
+        if wait:
+            self.process.close()
+        else:
+            self.process.close_soon()
 
 
 def _expect_dict(value: Any) -> dict[str, Any]:

@@ -29,6 +29,7 @@ import struct
 import subprocess
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from grader import cgroups, cores, sandbox, seccomp_policy
@@ -178,6 +179,7 @@ class ZygotePool:
         self._closed = False
         self._changed = threading.Condition()
         self.spares = SpareRuns(self, spares)
+        self._tidying = _Background("mlkata-close-runs")
 
     def try_acquire(self) -> Zygote | None:
         """An idle zygote, or a new one if the pool has room; ``None`` rather than waiting."""
@@ -237,8 +239,17 @@ class ZygotePool:
         if not keep:
             zygote.stop()
 
+    def tidy_up(self, work: Callable[[], None]) -> None:
+        """Run ``work`` (a killed run's tidying up) on a background thread."""
+        self._tidying.submit(work)
+
+    def settle(self, timeout: float = 10.0) -> bool:
+        """Wait until killed runs are tidied up and no spare is being started."""
+        return self._tidying.settle(timeout) and self.spares.settle(timeout)
+
     def close(self) -> None:
         self.spares.close()
+        self._tidying.settle(_END_TIMEOUT * 4)
         with self._changed:
             self._closed = True
             idle, self._idle = self._idle, []
@@ -347,6 +358,44 @@ class SpareRuns:
                 self._changed.notify_all()
             if run is not None:
                 run.close()
+
+
+class _Background:
+    """One daemon thread doing submitted work in order; :meth:`settle` waits until it is idle."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+        self._work: list[Callable[[], None]] = []
+        self._busy = False
+        self._changed = threading.Condition()
+        self._thread: threading.Thread | None = None
+
+    def submit(self, work: Callable[[], None]) -> None:
+        with self._changed:
+            self._work.append(work)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._loop, name=self._name, daemon=True)
+                self._thread.start()
+            self._changed.notify_all()
+
+    def settle(self, timeout: float) -> bool:
+        with self._changed:
+            return self._changed.wait_for(lambda: not (self._work or self._busy), timeout)
+
+    def _loop(self) -> None:
+        while True:
+            with self._changed:
+                self._changed.wait_for(lambda: bool(self._work))
+                work = self._work.pop(0)
+                self._busy = True
+            try:
+                work()
+            except Exception:
+                log.exception("tidying up a run failed")
+            finally:
+                with self._changed:
+                    self._busy = False
+                    self._changed.notify_all()
 
 
 def _current_cgroup_host() -> cgroups.Host | None:
@@ -549,6 +598,19 @@ class WarmRunnerProcess(RunnerProcess):
             self._await(done=False, seconds=_END_TIMEOUT)
         if self._cgroup is not None:
             self._cgroup.kill()  # a second mechanism, whatever the pid namespace kill left
+
+    def close_soon(self) -> None:
+        """Kill the run now; wait for its end and tidy up (zygote, cgroup) in the background.
+
+        The SIGKILL to the run's init ends every process of the run at once, so nothing of the
+        solution runs on; confirming that and removing the cgroup is bookkeeping the submission's
+        result need not wait for.
+        """
+        if self._pidfd >= 0 and self._ended is None:
+            with contextlib.suppress(ProcessLookupError):
+                signal.pidfd_send_signal(self._pidfd, signal.SIGKILL)
+        self._unpin()  # on this thread: it gives the grading thread its affinity back
+        self._pool.tidy_up(self.close)
 
     def close(self) -> None:
         if self._pidfd >= 0:

@@ -111,7 +111,7 @@ def no_cgroups(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> Iterator[cgr
 def _own_runs(host: cgroups.Host) -> list[Path]:
     """This process's run cgroups, apart from those of spare runs (started ahead, no submission yet)."""
     pattern = f"{cgroups.PREFIX}-{os.getpid()}-*"
-    default_pool().spares.settle()
+    default_pool().settle()
     spares = default_pool().spares.cgroup_dirs()
     return [path for parent in host.parents.values() for path in parent.glob(pattern) if str(path) not in spares]
 

@@ -180,7 +180,7 @@ def test_the_run_has_its_own_pid_namespace_and_no_terminal(facts: dict[str, Any]
 def _sandbox_descendants() -> list[int]:
     """Processes of the sandbox uids below this test process (warm zygotes and spare runs excepted: they stay)."""
     me, found = os.getpid(), []
-    default_pool().spares.settle()
+    default_pool().settle()
     spares = default_pool().spares.process_ids()
     for entry in os.listdir("/proc"):
         if not entry.isdigit() or int(entry) in spares:
