@@ -321,7 +321,7 @@ def _died_verdict(died: RunnerDied, when: str, exercise: Exercise) -> _Verdict:
                             "(an infinite loop, or a very slow solution?).")  # fmt: skip
         case Ending.CPU_LIMIT:
             return _Verdict(
-                Status.ERROR, Reason.CPU_LIMIT, f"CPU time limit exceeded {when} ({limits.time_seconds:g} s of CPU)."
+                Status.ERROR, Reason.CPU_LIMIT, f"CPU time limit exceeded {when} ({limits.cpu_seconds} s of CPU)."
             )
         case Ending.OUTPUT_LIMIT:
             return _Verdict(Status.ERROR, Reason.OUTPUT_LIMIT,

@@ -17,3 +17,13 @@ class Limits(BaseModel):
     scratch_mb: int = Field(16, ge=1, le=1024, description="Size of each writable tmpfs (/tmp, /dev/shm).")
     reply_mb: int = Field(32, ge=1, le=1024, description="Largest value a solution may return from one call.")
     source_kb: int = Field(64, ge=1, le=1024, description="Largest solution.py accepted.")
+
+    @property
+    def cpu_seconds(self) -> int:
+        """Each sandboxed process's CPU time limit: one second more than the wall-clock limit.
+
+        A single busy thread therefore always meets the wall clock first (a clear "time limit"
+        verdict, never a race between the two); only a solution burning several CPUs at once, or
+        a stalled grader, meets the CPU limit.
+        """
+        return int(self.time_seconds + 0.999) + 1

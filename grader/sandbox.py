@@ -293,7 +293,7 @@ class RunnerProcess:
         signum = -code if code < 0 else code - 128 if code > 128 else 0
         if not signum:
             raise RunnerDied(Ending.EXITED, exit_code=code)
-        cpu_limit = max(1, int(self.limits.time_seconds + 0.999))
+        cpu_limit = self.limits.cpu_seconds
         if signum == signal.SIGSYS:
             raise RunnerDied(Ending.BLOCKED_SYSCALL, signal_name=_signal_name(signum))
         if signum == signal.SIGXCPU or (signum == signal.SIGKILL and self._cpu_seconds >= cpu_limit - 0.05):
@@ -388,7 +388,7 @@ def _rlimit_prefix(limits: Limits) -> list[str]:
     (A ``preexec_fn`` would do the same but is unsafe in a threaded server.)
     """
     memory = limits.memory_mb << 20
-    cpu = max(1, int(limits.time_seconds + 0.999))
+    cpu = limits.cpu_seconds
     scratch = limits.scratch_mb << 20
     return [
         shutil.which("prlimit") or "prlimit",

@@ -469,7 +469,7 @@ class WarmRunnerProcess(RunnerProcess):
         message = {
             "limits": {
                 "memory": limits.memory_mb << 20,
-                "cpu": max(1, int(limits.time_seconds + 0.999)),
+                "cpu": limits.cpu_seconds,
                 # The launcher, the init and the runner count too, within the run's user namespace.
                 "nproc": limits.processes + 3,
                 "fsize": scratch,
@@ -665,7 +665,7 @@ def _verdict(ended: dict[str, object], limits: Limits, oom: bool | None = None) 
     name = sandbox._signal_name(signum)
     cpu = ended.get("cpu")
     cpu_seconds = float(cpu) if isinstance(cpu, int | float) else 0.0
-    cpu_limit = max(1, int(limits.time_seconds + 0.999))
+    cpu_limit = limits.cpu_seconds
     if signum == signal.SIGSYS:
         return RunnerDied(Ending.BLOCKED_SYSCALL, signal_name=name)
     if signum == signal.SIGXCPU or (signum == signal.SIGKILL and cpu_seconds >= cpu_limit - 0.05):
