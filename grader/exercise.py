@@ -147,7 +147,7 @@ def load_exercise(path: Path) -> Exercise:
 
 
 def load_exercises(root: Path) -> dict[str, Exercise]:
-    """Every exercise under ``root``, ordered by section order then title."""
+    """Every exercise under ``root``, ordered by each one's ``order``, then title."""
     exercises = [load_exercise(p) for p in sorted(root.iterdir()) if (p / "exercise.toml").is_file()]
     exercises.sort(key=lambda e: (e.config.order, e.config.title))
     return {e.slug: e for e in exercises}

@@ -7,6 +7,7 @@ prints, how its process exits and anything it writes are only evidence for messa
 from __future__ import annotations
 
 import logging
+import math
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -71,8 +72,7 @@ def _grade(
     if problem is not None:
         return error(Reason.INVALID_SOURCE, problem)
 
-    deadline = started + limits.time_seconds
-    runs = _Runs(exercise, text, jailed, warm, deadline)
+    runs = _Runs(exercise, text, jailed, warm)
     try:
         try:
             runs.current()
@@ -163,8 +163,11 @@ class _LoadFailed(Exception):
 class _Runs:
     """The current runner with the solution loaded; a new one after a crash."""
 
-    def __init__(self, exercise: Exercise, source: str, jailed: bool, warm: bool, deadline: float) -> None:
-        self.exercise, self.source, self.jailed, self.warm, self.deadline = exercise, source, jailed, warm, deadline
+    def __init__(self, exercise: Exercise, source: str, jailed: bool, warm: bool) -> None:
+        self.exercise, self.source, self.jailed, self.warm = exercise, source, jailed, warm
+        # The run's wall-clock budget starts once the first runner is up: a slow sandbox start
+        # (a busy host) is not the solution's time. Runners started after a crash share it.
+        self.deadline: float | None = None
         self._session: SolutionSession | None = None
         self.output_truncated = False
 
@@ -172,7 +175,12 @@ class _Runs:
         if self._session is not None and self._session.alive:
             return self._session
         self.close()
-        session = SolutionSession(self.exercise.limits, jailed=self.jailed, deadline=self.deadline, warm=self.warm)
+        session = SolutionSession(
+            self.exercise.limits, jailed=self.jailed, deadline=self.deadline or math.inf, warm=self.warm
+        )
+        if self.deadline is None:
+            self.deadline = time.monotonic() + self.exercise.limits.time_seconds
+        session.deadline = self.deadline
         self._session = session
         try:
             described = session.load(self.source, self.exercise.function_names)
@@ -270,7 +278,8 @@ def _run_check(exercise: Exercise, check: Check, runs: _Runs) -> tuple[CheckResu
                                f"processes and threads at a time): {exc.describe(name)}")  # fmt: skip
         else:
             verdict = _Verdict(Status.FAIL, Reason.RAISED, exc.describe(name))
-            hint_id = check.hint
+            # Not for the starter's "write your code here": no hint of a check is about that.
+            hint_id = None if exc.type == "NotImplementedError" else check.hint
         if check.public:
             details = _public_details(student.log.last(), None, None)
     except UnsupportedValue as exc:

@@ -312,7 +312,7 @@ class RunnerProcess:
         Nothing of the solution runs before that message, so a runner that dies first means the
         sandbox itself could not start (a host without user namespaces, a container without the
         permissions bubblewrap needs, a broken Python): an infrastructure failure, never the
-        solution's. Starting does not count against the solution's time limit.
+        solution's. Starting has its own deadline, and the run's time budget begins once it is up.
         """
         try:
             self.exchange(b"", time.monotonic() + START_SECONDS)

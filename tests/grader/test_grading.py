@@ -5,13 +5,17 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from grader import grading
 from grader.events import CheckFinished, Finished, OutputProduced, Started
 from grader.exercise import Exercise, load_exercise
 from grader.grading import grade
 from grader.results import Reason, Status
+from grader.session import SolutionSession
+from tests.grader.conftest import KV_EXERCISE, copy_with_limits
 
 CORRECT_BUT_DIFFERENT = '''
 import math
@@ -62,6 +66,20 @@ def test_the_starter_fails_every_check_with_its_not_implemented_message(kv_exerc
     assert result.status is Status.FAIL
     assert all(t.reason is Reason.RAISED for t in result.tests)
     assert "raised NotImplementedError: compute q, k and v" in result.tests[0].message
+    assert all(t.hint is None for t in result.tests), "no check's hint is about unwritten code"
+
+
+def test_the_time_budget_starts_once_the_sandbox_is_up(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    exercise = load_exercise(copy_with_limits(KV_EXERCISE, tmp_path, {"time_seconds": "1"}))
+    real_session = grading.SolutionSession
+
+    def slow_to_start(*args: Any, **kwargs: Any) -> SolutionSession:
+        time.sleep(1.2)  # a busy host: the sandbox takes longer to start than the whole budget
+        return real_session(*args, **kwargs)
+
+    monkeypatch.setattr(grading, "SolutionSession", slow_to_start)
+    result = grade(exercise, exercise.reference_path.read_text())
+    assert result.status is Status.PASS, result.message
 
 
 @pytest.mark.parametrize("mutant", ["no-scaling", "unstable-softmax", "global-state", "bytes-as-float"])
