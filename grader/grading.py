@@ -166,8 +166,10 @@ class _Runs:
     def __init__(self, exercise: Exercise, source: str, jailed: bool, warm: bool) -> None:
         self.exercise, self.source, self.jailed, self.warm = exercise, source, jailed, warm
         # The run's wall-clock budget starts once the first runner is up: a slow sandbox start
-        # (a busy host) is not the solution's time. Runners started after a crash share it.
+        # (a busy host) is not the solution's time. Runners started after a crash share it,
+        # and the output allowance too.
         self.deadline: float | None = None
+        self._output_used = 0
         self._session: SolutionSession | None = None
         self.output_truncated = False
 
@@ -181,6 +183,8 @@ class _Runs:
         if self.deadline is None:
             self.deadline = time.monotonic() + self.exercise.limits.time_seconds
         session.deadline = self.deadline
+        output = session.process.output
+        output.limit = max(0, output.limit - self._output_used)
         self._session = session
         try:
             described = session.load(self.source, self.exercise.function_names)
@@ -219,6 +223,8 @@ class _Runs:
     def close(self) -> None:
         if self._session is not None:
             self._session.close(wait=False)  # the verdict need not wait for the run's tidying up
+            self._output_used += self._session.process.output.size
+            self._session = None
 
 
 def _signature_problem(spec: FunctionSpec, described: Any) -> tuple[Reason, str] | None:

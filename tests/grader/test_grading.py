@@ -250,3 +250,27 @@ def test_a_sandbox_that_cannot_start_is_the_servers_error_not_the_solutions(
     assert (result.status, result.reason) == (Status.ERROR, Reason.INTERNAL_ERROR)
     assert result.message.startswith("The grader could not start its sandbox")
     assert "not with your solution" in result.message
+
+
+PRINTS_THEN_EXITS = """
+import os, sys
+
+
+def attend_step(x_t, cache, p):
+    sys.stdout.write("x" * 40_000)
+    sys.stdout.flush()
+    os._exit(3)
+
+
+def kv_cache_bytes(n_layers, n_kv_heads, head_dim, n_tokens, bytes_per_value):
+    return 0
+"""
+
+
+def test_the_output_allowance_is_for_the_whole_run_not_for_each_runner_after_a_crash(tmp_path: Path) -> None:
+    exercise = load_exercise(copy_with_limits(KV_EXERCISE, tmp_path, {"output_kb": "64"}))
+    result = grade(exercise, PRINTS_THEN_EXITS)
+    first, second, *rest = result.tests
+    assert first.reason is Reason.EXITED  # 40 KB printed, then a fresh runner for the next check
+    assert second.reason is Reason.OUTPUT_LIMIT, second.message  # 40 KB more passes the 64 KiB of the run
+    assert {t.reason for t in rest} == {Reason.NOT_RUN}
