@@ -41,7 +41,9 @@ def exercises_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-@pytest.fixture(scope="session")
+# Module scope: the server keeps a spare sandboxed run started between submissions, which later
+# tests that look for leftover sandbox processes of this test process would otherwise see.
+@pytest.fixture(scope="module")
 def base_url(tmp_path_factory: pytest.TempPathFactory, exercises_dir: Path) -> Iterator[str]:
     """A uvicorn subprocess serving the app with a fresh data dir."""
     if not (REPO / "static" / "dist" / "exercise.js").is_file():
