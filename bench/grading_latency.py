@@ -141,7 +141,7 @@ def timed(run: Callable[[], bool], repeats: int) -> tuple[list[float], float]:
         times.append(time.perf_counter() - began)
         if not ok:
             raise SystemExit("a reference grade did not pass: the benchmark would measure the wrong thing")
-    return times, (machine_cpu_seconds() - cpu_began) / repeats
+    return times, (machine_cpu_seconds() - cpu_began) / max(repeats, 1)
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -171,6 +171,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeats", type=int, default=30)
     parser.add_argument("--peer-repeats", type=int, default=8)
+    parser.add_argument("--rounds", type=int, default=8, help="rounds the repeats are interleaved in")
     args = parser.parse_args()
 
     exercise = load_exercise(ROOT / "exercises" / SLUG)
@@ -199,11 +200,22 @@ def main() -> None:
             floor_grade(exercise, module)
         cpu_per_floor_grade = (time.process_time() - cpu_began) / floor_runs
 
-        rows: list[tuple[str, float, float, float]] = []
-        for name, run in variants.items():
+        for run in variants.values():
             run()  # warm-up: imports, caches
-            samples, cpu = timed(run, args.peer_repeats if name.startswith("(d)") else args.repeats)
-            rows.append((name, statistics.median(samples), percentile(samples, 0.95), cpu))
+        # Round robin: a virtual machine's speed drifts by tens of percent within a minute, and
+        # interleaving spreads each slow spell over every variant instead of one of them.
+        samples: dict[str, list[float]] = {name: [] for name in variants}
+        cpu_seconds = dict.fromkeys(variants, 0.0)
+        for round_ in range(args.rounds):
+            for name, run in variants.items():
+                total = args.peer_repeats if name.startswith("(d)") else args.repeats
+                times, cpu = timed(run, total // args.rounds + (round_ < total % args.rounds))
+                samples[name] += times
+                cpu_seconds[name] += cpu * len(times)
+        rows = [
+            (name, statistics.median(times), percentile(times, 0.95), cpu_seconds[name] / len(times))
+            for name, times in samples.items()
+        ]
         floor_p50, floor_cpu = rows[0][1], rows[0][3]
 
         print(f"\nGrading latency, KV exercise reference ({len(exercise.checks)} checks), one grade at a time")
@@ -219,8 +231,8 @@ def main() -> None:
         ideal = 2 / cpu_per_floor_grade
         print(f"\nThroughput (grades per second); ideal on 2 cores from the floor's CPU time "
               f"({cpu_per_floor_grade * 1000:.1f} ms/grade): {ideal:.0f}/s")  # fmt: skip
-        for name in ("(b) cold: fresh sandbox per grade", "(c) warm: forked from a pre-started sandbox"):
-            for concurrency in (1, 2, 4, 8):
+        for concurrency in (1, 2, 4, 8):
+            for name in ("(b) cold: fresh sandbox per grade", "(c) warm: forked from a pre-started sandbox"):
                 rate = throughput(variants[name], concurrency, max(16, 4 * concurrency))
                 print(f"  {name[:8]} concurrency {concurrency}: {rate:6.1f}/s  ({rate / ideal:.0%} of ideal)")
 
