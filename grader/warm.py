@@ -51,7 +51,7 @@ log = logging.getLogger(__name__)
 #: sub-mounts over /proc/sys and others, which would be locked. Each run covers this path.
 HOST_PROC = "/opt/mlkata/hostproc"
 POOL_SIZE = 8
-SPARES_PER_LIMITS = 1
+SPARE_RUNS = 1
 _ZYGOTE_NPROC = 4096
 _START_TIMEOUT = 15.0
 _SETUP_TIMEOUT = 10.0
@@ -172,7 +172,7 @@ class Zygote:
 class ZygotePool:
     """Up to ``size`` zygotes, each lent to one run at a time; safe to use from many threads."""
 
-    def __init__(self, size: int = POOL_SIZE, spares: int = SPARES_PER_LIMITS) -> None:
+    def __init__(self, size: int = POOL_SIZE, spares: int = SPARE_RUNS) -> None:
         self.size = size
         self._idle: list[Zygote] = []
         self._count = 0  # idle, lent out, or starting
@@ -263,18 +263,19 @@ class SpareRuns:
     """Runs started before any submission needs them, so a grade does not wait for one to start.
 
     Starting a run (fork, namespaces, mounts, cgroup, seccomp) costs about as much as the checks of
-    a small exercise. Up to ``per_limits`` spares are kept for each set of limits an exercise uses;
-    taking one asks a background thread to start the next. A spare has run no student code and is
-    used by exactly one submission, like any run; a spare that is no longer pristine (it ended, or
-    wrote something) is closed, never handed out. Spares are only started on idle zygotes, never
-    by waiting for one that a submission could use.
+    a small exercise. Up to ``count`` spares wait, each for the limits of the exercise last graded
+    with them (exercises mostly share the default limits); taking one asks a background thread to
+    start the next, and a spare for other limits makes way for it. A spare has run no student code
+    and is used by exactly one submission, like any run; a spare that is no longer pristine (it
+    ended, or wrote something) is closed, never handed out. Spares start only on idle zygotes,
+    never by waiting for one that a submission could use, and hold at most ``count`` of them.
     """
 
-    def __init__(self, pool: ZygotePool, per_limits: int) -> None:
-        self.per_limits = per_limits
+    def __init__(self, pool: ZygotePool, count: int) -> None:
+        self.count = count
         self._pool = pool
-        self._ready: dict[Limits, list[WarmRunnerProcess]] = {}
-        self._wanted: list[Limits] = []
+        self._ready: list[WarmRunnerProcess] = []  # oldest first
+        self._wanted: Limits | None = None
         self._closed = False
         self._starting = False
         self._changed = threading.Condition()
@@ -282,11 +283,12 @@ class SpareRuns:
 
     def take(self, limits: Limits) -> WarmRunnerProcess | None:
         """A pristine spare run with these limits, if one is ready; start its successor either way."""
-        if self.per_limits <= 0:
+        if self.count <= 0:
             return None
         with self._changed:
-            ready = self._ready.get(limits, [])
-            run = ready.pop() if ready else None
+            run = next((r for r in reversed(self._ready) if r.limits == limits), None)
+            if run is not None:
+                self._ready.remove(run)
             self._want(limits)
         if run is not None and not (run.unused_and_alive() and run.cgroup_host() is _current_cgroup_host()):
             run.close()  # also one started before the host's cgroups were looked at again (tests do that)
@@ -296,7 +298,9 @@ class SpareRuns:
     def settle(self, timeout: float = 10.0) -> bool:
         """Wait until no spare is being started (so the spares' processes and cgroups are all known)."""
         with self._changed:
-            return self._changed.wait_for(lambda: self._closed or not (self._wanted or self._starting), timeout)
+            return self._changed.wait_for(
+                lambda: self._closed or (self._wanted is None and not self._starting), timeout
+            )
 
     def process_ids(self) -> set[int]:
         """Host pids of the spares' processes (which exist with no submission)."""
@@ -312,20 +316,18 @@ class SpareRuns:
 
     def _runs(self) -> list[WarmRunnerProcess]:
         with self._changed:
-            return [run for ready in self._ready.values() for run in ready]
+            return list(self._ready)
 
     def close(self) -> None:
         with self._changed:
             self._closed = True
-            runs = [run for ready in self._ready.values() for run in ready]
-            self._ready.clear()
+            runs, self._ready = self._ready, []
             self._changed.notify_all()
         for run in runs:
             run.close()
 
     def _want(self, limits: Limits) -> None:
-        if limits not in self._wanted:
-            self._wanted.append(limits)
+        self._wanted = limits
         if self._thread is None:
             self._thread = threading.Thread(target=self._start_wanted, name="mlkata-spare-runs", daemon=True)
             self._thread.start()
@@ -333,16 +335,21 @@ class SpareRuns:
 
     def _start_wanted(self) -> None:
         while True:
+            evicted: WarmRunnerProcess | None = None
             with self._changed:
-                while not self._wanted and not self._closed:
+                while self._wanted is None and not self._closed:
                     self._changed.wait()
                 if self._closed:
                     return
-                limits = self._wanted.pop(0)
-                if len(self._ready.get(limits, [])) >= self.per_limits:
+                limits, self._wanted = self._wanted, None
+                if any(run.limits == limits for run in self._ready):
                     self._changed.notify_all()
                     continue
+                if len(self._ready) >= self.count:
+                    evicted = self._ready.pop(0)  # its zygote is the one the new spare starts on
                 self._starting = True
+            if evicted is not None:
+                evicted.close()
             run: WarmRunnerProcess | None = None
             try:
                 run = WarmRunnerProcess(limits, pool=self._pool, wait_for_zygote=False)
@@ -353,7 +360,7 @@ class SpareRuns:
             with self._changed:
                 self._starting = False
                 if run is not None and not self._closed:
-                    self._ready.setdefault(limits, []).append(run)
+                    self._ready.append(run)
                     run = None
                 self._changed.notify_all()
             if run is not None:

@@ -375,3 +375,24 @@ def test_a_taken_run_shares_one_cpu_with_the_thread_that_grades_it(pool: ZygoteP
     finally:
         process.close()
     assert os.sched_getaffinity(0) == before
+
+
+def test_a_spare_for_other_limits_makes_way_so_spares_never_hold_more_zygotes_than_allowed() -> None:
+    two = ZygotePool(size=2, spares=1)
+    try:
+        first, second = Limits(time_seconds=5), Limits(time_seconds=6)
+        two.spares.take(first)
+        assert two.spares.settle()
+        (old,) = two.spares._runs()
+        assert old.limits == first
+        two.spares.take(second)  # an exercise with other limits: its spare replaces the first's
+        assert two.spares.settle()
+        (new,) = two.spares._runs()
+        assert new.limits == second and new is not old
+        taken = two.spares.take(second)
+        assert taken is new
+        taken.close()
+        with warm_run(two):  # both zygotes usable at once: the spares held no more than one
+            pass
+    finally:
+        two.close()
