@@ -45,6 +45,7 @@ from grader.sandbox import (
 from grader.sandbox_uids import UidSlot, acquire_uid_slot
 
 log = logging.getLogger(__name__)
+_warned_about_pinning = threading.Event()
 
 #: Where the zygote sees the host's /proc (read-only). The kernel lets a user namespace mount a new
 #: proc only while some proc mount is fully visible, and bubblewrap's own ``--proc`` has
@@ -516,9 +517,16 @@ class WarmRunnerProcess(RunnerProcess):
         cpu = self._pinned.cpu
         if cpu is None:
             return  # a busy process: the scheduler places this run
-        for pid in (self.pid, self._runner_pid):
-            with contextlib.suppress(OSError):
+        try:
+            for pid in (self.pid, self._runner_pid):
                 os.sched_setaffinity(pid, {cpu})
+        except OSError as exc:
+            # Moving a process of another uid takes CAP_SYS_NICE (a container may lack it). A pinned
+            # thread with an unpinned run would be worse than neither: undo.
+            self._unpin()
+            if not _warned_about_pinning.is_set():
+                _warned_about_pinning.set()
+                log.warning("runs are not pinned to the grading thread's CPU (%s); grading works, only slower", exc)
 
     def unused_and_alive(self) -> bool:
         """Still waiting for its first request: nothing ended, nothing written, its zygote alive."""

@@ -222,7 +222,7 @@ def test_the_web_process_is_unprivileged_and_the_worker_gets_only_the_sandbox_pe
     worker = services["worker"]
     assert worker["user"] == "root"
     assert worker["cap_drop"] == ["ALL"]
-    assert set(worker["cap_add"]) == {"SYS_ADMIN", "NET_ADMIN", "SETUID", "SETGID", "SETPCAP", "KILL"}
+    assert set(worker["cap_add"]) == {"SYS_ADMIN", "NET_ADMIN", "SETUID", "SETGID", "SETPCAP", "KILL", "SYS_NICE"}
     assert "privileged" not in worker
     assert {"apparmor=unconfined", "systempaths=unconfined"} <= set(worker["security_opt"])
 
