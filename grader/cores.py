@@ -16,6 +16,7 @@ host's cpuset) and gains nothing by it beyond the CPU share its cgroup already g
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import threading
@@ -38,7 +39,9 @@ class CoreAssignment:
         self.cpus = sorted(cpus if cpus is not None else os.sched_getaffinity(0))
         self._runs = dict.fromkeys(self.cpus, 0)
         self._active = 0  # pinned or not
-        self._turn = itertools.count()
+        # Worker processes on one host each count only their own runs; starting each at a CPU of
+        # its own (by pid) keeps single-run workers from all pinning to the first CPU.
+        self._turn = itertools.count(os.getpid())
         self._lock = threading.Lock()
 
     def pin_current_thread(self) -> PinnedThread:
@@ -65,7 +68,8 @@ class CoreAssignment:
             if pinned.cpu is not None:
                 self._runs[pinned.cpu] -= 1
         if pinned.previous and threading.get_ident() == pinned.thread:
-            os.sched_setaffinity(0, pinned.previous)
+            with contextlib.suppress(OSError):  # a cpuset changed under us: never fail a grade for it
+                os.sched_setaffinity(0, pinned.previous)
 
     def runs_per_cpu(self) -> dict[int, int]:
         with self._lock:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import errno
 import json
 import logging
 import os
@@ -45,7 +46,7 @@ from grader.sandbox import (
 from grader.sandbox_uids import UidSlot, acquire_uid_slot
 
 log = logging.getLogger(__name__)
-_warned_about_pinning = threading.Event()
+_pinning_refused = threading.Event()  # no CAP_SYS_NICE: pin nothing from then on
 
 #: Where the zygote sees the host's /proc (read-only). The kernel lets a user namespace mount a new
 #: proc only while some proc mount is fully visible, and bubblewrap's own ``--proc`` has
@@ -177,6 +178,7 @@ class ZygotePool:
         self.size = size
         self._idle: list[Zygote] = []
         self._count = 0  # idle, lent out, or starting
+        self._waiting = 0  # submissions blocked in acquire(): spares must not take zygotes from them
         self._closed = False
         self._changed = threading.Condition()
         self.spares = SpareRuns(self, spares)
@@ -185,7 +187,7 @@ class ZygotePool:
     def try_acquire(self) -> Zygote | None:
         """An idle zygote, or a new one if the pool has room; ``None`` rather than waiting."""
         with self._changed:
-            if self._closed:
+            if self._closed or self._waiting:
                 return None
             while self._idle:
                 zygote = self._idle.pop()
@@ -219,7 +221,11 @@ class ZygotePool:
                 if self._count < self.size:
                     self._count += 1
                     break
-                self._changed.wait()
+                self._waiting += 1
+                try:
+                    self._changed.wait()
+                finally:
+                    self._waiting -= 1
         try:
             return Zygote()
         except BaseException:
@@ -268,8 +274,8 @@ class SpareRuns:
     with them (exercises mostly share the default limits); taking one asks a background thread to
     start the next, and a spare for other limits makes way for it. A spare has run no student code
     and is used by exactly one submission, like any run; a spare that is no longer pristine (it
-    ended, or wrote something) is closed, never handed out. Spares start only on idle zygotes,
-    never by waiting for one that a submission could use, and hold at most ``count`` of them.
+    ended, its zygote died, or it sent something unasked) is closed, never handed out. Spares
+    start only on idle zygotes that no submission is waiting for, and hold at most ``count``.
     """
 
     def __init__(self, pool: ZygotePool, count: int) -> None:
@@ -326,6 +332,8 @@ class SpareRuns:
             self._changed.notify_all()
         for run in runs:
             run.close()
+        if self._thread is not None:
+            self._thread.join(_SETUP_TIMEOUT)  # a spare being started closes itself when it is up
 
     def _want(self, limits: Limits) -> None:
         self._wanted = limits
@@ -347,7 +355,7 @@ class SpareRuns:
                     self._changed.notify_all()
                     continue
                 if len(self._ready) >= self.count:
-                    evicted = self._ready.pop(0)  # its zygote is the one the new spare starts on
+                    evicted = self._ready.pop(0)  # spares hold at most ``count`` zygotes
                 self._starting = True
             if evicted is not None:
                 evicted.close()
@@ -513,6 +521,8 @@ class WarmRunnerProcess(RunnerProcess):
 
     def attach(self) -> None:
         """Pin the calling thread, which will talk to this run, and the run to one CPU (see grader/cores.py)."""
+        if _pinning_refused.is_set():
+            return
         self._pinned = cores.default_assignment().pin_current_thread()
         cpu = self._pinned.cpu
         if cpu is None:
@@ -521,11 +531,11 @@ class WarmRunnerProcess(RunnerProcess):
             for pid in (self.pid, self._runner_pid):
                 os.sched_setaffinity(pid, {cpu})
         except OSError as exc:
-            # Moving a process of another uid takes CAP_SYS_NICE (a container may lack it). A pinned
-            # thread with an unpinned run would be worse than neither: undo.
+            # A pinned thread with an unpinned run would be worse than neither: undo.
             self._unpin()
-            if not _warned_about_pinning.is_set():
-                _warned_about_pinning.set()
+            if exc.errno == errno.EPERM and not _pinning_refused.is_set():
+                # Moving a process of another uid takes CAP_SYS_NICE, which a container may lack.
+                _pinning_refused.set()
                 log.warning("runs are not pinned to the grading thread's CPU (%s); grading works, only slower", exc)
 
     def unused_and_alive(self) -> bool:

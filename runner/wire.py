@@ -189,8 +189,11 @@ def _span(root: np.ndarray, members: list[tuple[int, np.ndarray]]) -> tuple[memo
     low = root_start + (low - root_start) // _ALIGN * _ALIGN
     if high - low > sum(member.nbytes for _, member in members):
         return None
+    offsets = [start - low for start in starts]
+    if any(offset % member.dtype.alignment for offset, (_, member) in zip(offsets, members, strict=True)):
+        return None  # a root that is itself misaligned in memory: the receiver refuses unaligned arrays
     raw = root.reshape(-1).view(np.uint8)
-    return memoryview(raw[low - root_start : high - root_start]), [start - low for start in starts]
+    return memoryview(raw[low - root_start : high - root_start]), offsets
 
 
 def _address(array: np.ndarray) -> int:
@@ -289,6 +292,8 @@ def decode(body: bytes | bytearray) -> Any:
     ):
         raise WireError("message header must be an object with keys 'v', 'a' and 'b'")
     sizes = header["b"]
+    if len(sizes) > len(header["a"]):
+        raise WireError("message has more buffers than arrays")  # every buffer holds one at least
     _check_sizes(sizes, len(body) - data_start)
     arrays = _read_arrays(header["a"], _read_buffers(sizes, body, data_start)) if header["a"] else []
     value = header["v"]
@@ -353,8 +358,11 @@ def _read_arrays(table: list[Any], buffers: list[np.ndarray]) -> list[np.ndarray
             array = np.ndarray(shape, dtype, buffer, offset)
         except ValueError:  # a zero dimension beside ones too large for numpy
             raise WireError("array shape is too large") from None
-        # Unaligned views compute slowly (and only a strange sender makes them): give those their own memory.
-        append(array if array.flags.aligned else array.copy())
+        # Refused rather than copied: a copy per entry would let a small message that points many
+        # entries at the same bytes grow into any amount of memory. An honest sender never sends one.
+        if not array.flags.aligned:
+            raise WireError("array data is not aligned for its dtype")
+        append(array)
     return arrays
 
 

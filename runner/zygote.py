@@ -142,11 +142,6 @@ def _launch(control: socket.socket, request: dict[str, Any], fds: list[int], hos
     # killpg of a group it cannot even see, which the kernel takes as its own) must not reach the
     # zygote or this launcher, whose reports of how the run ended it would otherwise cut off.
     os.setsid()
-    cpu = request.get("cpu")
-    if isinstance(cpu, int):
-        # On the CPU of the grading thread that talks to this run: see grader/cores.py.
-        with contextlib.suppress(OSError):
-            os.sched_setaffinity(0, {cpu})
     if len(fds) != 4:
         raise SetupError(f"expected 4 descriptors, got {len(fds)}")
     uid, gid = os.getuid(), os.getgid()

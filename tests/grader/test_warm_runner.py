@@ -347,9 +347,12 @@ def test_a_spare_that_died_while_waiting_is_never_handed_out(spare_pool: ZygoteP
     assert spare_pool.spares.settle()
     successor = spare_pool.spares.process_ids()
     assert successor
+    (broken,) = spare_pool.spares._runs()
     for pid in successor:
         os.kill(pid, 9)
-    time.sleep(0.2)
+    deadline = time.monotonic() + 5
+    while broken.unused_and_alive() and time.monotonic() < deadline:
+        time.sleep(0.01)
     assert spare_pool.spares.take(limits) is None
 
 
@@ -396,3 +399,23 @@ def test_a_spare_for_other_limits_makes_way_so_spares_never_hold_more_zygotes_th
             pass
     finally:
         two.close()
+
+
+def test_a_spare_never_takes_a_zygote_a_submission_is_waiting_for() -> None:
+    one = ZygotePool(size=1, spares=0)
+    try:
+        held = one.acquire()
+        got: list[object] = []
+        waiter = threading.Thread(target=lambda: got.append(one.acquire()))
+        waiter.start()
+        deadline = time.monotonic() + 5
+        while not one._waiting and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert one._waiting == 1
+        one.release(held, healthy=True)
+        assert one.try_acquire() is None or got, "the waiting submission comes first"
+        waiter.join(5)
+        assert got == [held]
+        one.release(held, healthy=True)
+    finally:
+        one.close()

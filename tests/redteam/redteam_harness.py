@@ -161,7 +161,7 @@ def assert_no_run_cgroup_left() -> None:
     found = cgroups.status()
     if isinstance(found, cgroups.Host):
         pattern = f"{cgroups.PREFIX}-{os.getpid()}-*"
-        default_pool().settle()
+        assert default_pool().settle(), "runs were still being tidied up or started"
         spares = default_pool().spares.cgroup_dirs()
         left = [str(p) for parent in found.parents.values() for p in parent.glob(pattern) if str(p) not in spares]
         assert left == [], f"run cgroups left behind: {left}"
@@ -209,7 +209,7 @@ def leftover_sandbox_processes() -> list[str]:
     expected to stay; every process of a run lives in a pid namespace nested below its zygote's.
     """
     me = os.getpid()
-    default_pool().settle()
+    assert default_pool().settle(), "runs were still being tidied up or started"
     spares = default_pool().spares.process_ids()
     found = []
     for entry in os.listdir("/proc"):
