@@ -189,22 +189,13 @@ class ZygotePool:
         with self._changed:
             if self._closed or self._waiting:
                 return None
-            while self._idle:
-                zygote = self._idle.pop()
-                if zygote.alive():
-                    return zygote
-                self._count -= 1
-                zygote.stop()
+            zygote = self._idle_zygote_locked()
+            if zygote is not None:
+                return zygote
             if self._count >= self.size:
                 return None
             self._count += 1
-        try:
-            return Zygote()
-        except BaseException:
-            with self._changed:
-                self._count -= 1
-                self._changed.notify()
-            raise
+        return self._new_zygote()
 
     def acquire(self) -> Zygote:
         """A live, idle zygote; start one if fewer than ``size`` exist, else wait for one."""
@@ -212,12 +203,9 @@ class ZygotePool:
             while True:
                 if self._closed:
                     raise SandboxUnavailable("the zygote pool is closed")
-                while self._idle:
-                    zygote = self._idle.pop()
-                    if zygote.alive():
-                        return zygote
-                    self._count -= 1
-                    zygote.stop()
+                zygote = self._idle_zygote_locked()
+                if zygote is not None:
+                    return zygote
                 if self._count < self.size:
                     self._count += 1
                     break
@@ -226,6 +214,20 @@ class ZygotePool:
                     self._changed.wait()
                 finally:
                     self._waiting -= 1
+        return self._new_zygote()
+
+    def _idle_zygote_locked(self) -> Zygote | None:
+        """An idle zygote that is still alive (dead ones are dropped); the caller holds the lock."""
+        while self._idle:
+            zygote = self._idle.pop()
+            if zygote.alive():
+                return zygote
+            self._count -= 1
+            zygote.stop()
+        return None
+
+    def _new_zygote(self) -> Zygote:
+        """Start a zygote in a slot already counted; give the slot back if it fails."""
         try:
             return Zygote()
         except BaseException:
