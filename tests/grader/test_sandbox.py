@@ -13,8 +13,8 @@ import pytest
 from grader.limits import Limits
 from grader.sandbox import Ending, RunnerDied, RunnerProcess, bwrap_path
 from grader.sandbox_uids import FIRST_UID, SLOT_COUNT
-from grader.warm import default_pool
 from runner import wire
+from tests.redteam.redteam_harness import leftover_sandbox_processes
 
 REPO = Path(__file__).resolve().parents[2]
 LIMITS = Limits(time_seconds=5, memory_mb=256, scratch_mb=16)
@@ -177,45 +177,15 @@ def test_the_run_has_its_own_pid_namespace_and_no_terminal(facts: dict[str, Any]
     assert facts["isatty"] == [False, False, False]
 
 
-def _sandbox_descendants() -> list[int]:
-    """Processes of the sandbox uids below this test process (warm zygotes and spare runs excepted: they stay)."""
-    me, found = os.getpid(), []
-    default_pool().settle()
-    spares = default_pool().spares.process_ids()
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit() or int(entry) in spares:
-            continue
-        try:
-            status = Path(f"/proc/{entry}/status").read_text()
-            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
-        except OSError:
-            continue
-        fields = dict(line.split(":\t", 1) for line in status.splitlines() if ":\t" in line)
-        if int(fields["Uid"].split()[0]) not in SANDBOX_UIDS or fields["State"].startswith("Z"):
-            continue
-        if len(fields["NSpid"].split()) == 2 and b"zygote.py" in cmdline:
-            continue
-        pid = int(fields["PPid"])
-        while pid > 1:
-            if pid == me:
-                found.append(int(entry))
-                break
-            try:
-                pid = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                break
-    return found
-
-
 @pytest.mark.skipif(os.geteuid() != 0, reason="sandbox uids are used only when the grader runs as root")
 def test_closing_a_run_kills_its_daemons_too(jail: Jail) -> None:
     jail.call("daemon")
-    assert _sandbox_descendants(), "the daemon should be running before the run is closed"
+    assert leftover_sandbox_processes(), "the daemon should be running before the run is closed"
     jail.process.close()
     deadline = time.monotonic() + 3
-    while _sandbox_descendants() and time.monotonic() < deadline:
+    while leftover_sandbox_processes() and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not _sandbox_descendants()
+    assert not leftover_sandbox_processes()
 
 
 def test_a_call_past_the_deadline_is_stopped_as_a_timeout(jail: Jail) -> None:
