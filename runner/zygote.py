@@ -25,6 +25,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import ctypes
+import functools
 import gc
 import json
 import os
@@ -32,6 +33,7 @@ import resource
 import signal
 import socket
 import sys
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x02000000, 0x04000000, 0x08000000
@@ -110,17 +112,7 @@ def main(argv: list[str]) -> int:
         if not data:
             return 0  # the grader closed the control socket: stop
         zygote_pid = os.getpid()
-        launcher = os.fork()
-        if launcher == 0:
-            code = 1
-            try:
-                code = _launch(control, json.loads(data), fds, host_proc, zygote_pid)
-            except BaseException as exc:  # noqa: BLE001  (whatever it is, report it and never return)
-                _report(control, exc)
-            finally:
-                os._exit(code)
-        for fd in fds:
-            os.close(fd)  # only the run may hold its pipes, or the grader never sees them close
+        launcher = _fork_child(control, fds, functools.partial(_launch, control, data, fds, host_proc, zygote_pid), 1)
         _, status = os.waitpid(launcher, 0)
         try:
             _send(control, {"done": True, "launcher_status": status})
@@ -128,13 +120,34 @@ def main(argv: list[str]) -> int:
             return 0  # the grader has gone (it is exiting): so do we, quietly
 
 
+def _fork_child(control: socket.socket, fds: list[int], work: Callable[[], int], failure_code: int = 125) -> int:
+    """Fork a child that runs ``work`` and exits with its code, telling the grader of any exception.
+
+    In the parent, close ``fds`` (only the run may hold its pipes, or the grader never sees them
+    close) and return the child's pid.
+    """
+    child = os.fork()
+    if child == 0:
+        code = failure_code
+        try:
+            code = work()
+        except BaseException as exc:  # noqa: BLE001  (whatever it is, report it and never return)
+            _report(control, exc)
+        finally:
+            os._exit(code)
+    for fd in fds:
+        os.close(fd)
+    return child
+
+
 def _report(control: socket.socket, exc: BaseException) -> None:
     with contextlib.suppress(BaseException):  # nothing left to tell it with
         _send(control, {"error": f"{type(exc).__name__}: {exc}"})
 
 
-def _launch(control: socket.socket, request: dict[str, Any], fds: list[int], host_proc: str, zygote_pid: int) -> int:
+def _launch(control: socket.socket, message: bytes, fds: list[int], host_proc: str, zygote_pid: int) -> int:
     """In the launcher: make the namespaces, fork the run's init, hand over its pidfd, wait for it."""
+    request = json.loads(message)  # here, not in the zygote: a malformed one is reported, not fatal
     _prctl(PR_SET_PDEATHSIG, signal.SIGKILL, "PR_SET_PDEATHSIG")
     if os.getppid() != zygote_pid:
         return 1  # the zygote died before the death signal was armed
@@ -155,17 +168,7 @@ def _launch(control: socket.socket, request: dict[str, Any], fds: list[int], hos
     scratch = int(request["limits"]["scratch"])
     for target in ("/tmp", "/dev/shm"):
         _mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV, f"size={scratch},mode=1777")
-    init = os.fork()
-    if init == 0:
-        code = 125
-        try:
-            code = _become_init(control, request, fds, host_proc)
-        except BaseException as exc:  # noqa: BLE001
-            _report(control, exc)
-        finally:
-            os._exit(code)
-    for fd in fds:
-        os.close(fd)
+    init = _fork_child(control, fds, lambda: _become_init(control, request, fds, host_proc))
     pidfd = os.pidfd_open(init)
     _send(control, {"started": True}, [pidfd])
     os.close(pidfd)
@@ -188,17 +191,7 @@ def _become_init(control: socket.socket, request: dict[str, Any], fds: list[int]
     _mount("proc", "/proc", "proc", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC)
     _mount("tmpfs", host_proc, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,mode=0555")
     os.chdir("/tmp")  # the new tmpfs: the old working directory was the zygote's /tmp
-    runner = os.fork()
-    if runner == 0:
-        code = 125
-        try:
-            code = _become_runner(control, request, fds)
-        except BaseException as exc:  # noqa: BLE001
-            _report(control, exc)
-        finally:
-            os._exit(code)
-    for fd in fds:
-        os.close(fd)
+    runner = _fork_child(control, fds, lambda: _become_runner(control, request, fds))
     while True:  # as init, also reap whatever the solution orphaned
         pid, status, usage = os.wait4(-1, 0)
         if pid == runner:
