@@ -15,6 +15,8 @@ stale writers harmless: a worker whose claim was taken over (another attempt) re
 from __future__ import annotations
 
 import asyncio
+import json
+import logging
 import threading
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager, nullcontext, suppress
@@ -25,8 +27,15 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.models import Submission, SubmissionEvent
+from grader.caps import OUTPUT_CHARS, cap_text
+
+log = logging.getLogger(__name__)
 
 EventType = Literal["queued", "started", "check", "output", "done"]
+
+#: The largest event kept. The grader already caps every part of a result (grader/caps.py), so this
+#: only guards the database and every stream that replays it against an event nothing else bounded.
+MAX_EVENT_BYTES = 2 << 20
 
 
 @dataclass(frozen=True)
@@ -34,6 +43,17 @@ class StoredEvent:
     seq: int
     type: str
     data: dict[str, Any]
+
+
+def bounded_event(type_: str, data: dict[str, Any]) -> dict[str, Any]:
+    """``data``, or a short stand-in saying it was too large to keep (with its size)."""
+    size = len(json.dumps(data, default=str))
+    if size <= MAX_EVENT_BYTES:
+        return data
+    log.error("a %s event of %d bytes was too large to keep", type_, size)
+    if type_ == "output":
+        return {"text": cap_text(str(data.get("text", "")), OUTPUT_CHARS)}
+    return {"too_large": True, "bytes": size}
 
 
 class Notifier:
@@ -141,6 +161,7 @@ class EventLog:
         seq = session.execute(numbering).scalar_one_or_none()
         if seq is None:
             return None
+        data = bounded_event(type_, data)
         session.add(SubmissionEvent(submission_id=submission_id, seq=seq, type=type_, data=data))
         session.info["recorded"].setdefault(submission_id, []).append(StoredEvent(seq=seq, type=type_, data=data))
         return seq

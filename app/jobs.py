@@ -138,7 +138,7 @@ class GradingJobs:
                     pass  # already announced when the worker started
                 case CheckFinished(index=index, check=check):
                     self.events.record(
-                        submission_id, "check", {"index": index, "check": check.model_dump(mode="json")},
+                        submission_id, "check", {"index": index, "check": check.for_student().model_dump(mode="json")},
                         status=_RUNNING, attempt=attempt,
                     )  # fmt: skip
                 case OutputProduced(text=text):
@@ -189,7 +189,10 @@ class GradingJobs:
             if result.status is Status.PASS:
                 _mark_solved(session, row.learner_id, row.exercise, submission_id, now)
             self.events.add(
-                session, submission_id, "done", {"status": result.status.value, "result": result.to_json_dict()}
+                session,
+                submission_id,
+                "done",
+                {"status": result.status.value, "result": result.for_student().to_json_dict()},
             )
         self.metrics.verdicts.labels(status=result.status.value, reason=result.reason.value).inc()
         if result.reason is Reason.INTERNAL_ERROR:

@@ -14,22 +14,12 @@ from typing import Any
 import numpy as np
 
 from grader.checks import fail
+from grader.display import describe, show_keys
+
+__all__ = ["describe", "expect_array", "expect_dict", "expect_integer", "expect_sequence"]
 
 DEFAULT_RTOL = 1e-6
 DEFAULT_ATOL = 1e-9
-
-
-def describe(value: Any) -> str:
-    """A short description of a value's kind, for messages."""
-    if isinstance(value, np.ndarray):
-        return f"a numpy array of shape {value.shape} and dtype {value.dtype}"
-    if isinstance(value, np.generic):
-        return f"a numpy {value.dtype} scalar"
-    if value is None:
-        return "None"
-    if isinstance(value, (list, tuple, dict, str)):
-        return f"a {type(value).__name__} of length {len(value)}"
-    return f"a {type(value).__name__} ({value!r})"
 
 
 def expect_sequence(got: Any, length: int, *, what: str, hint: str | None = None) -> Sequence[Any]:
@@ -45,8 +35,8 @@ def expect_dict(got: Any, keys: Sequence[str], *, what: str, hint: str | None = 
     """``got`` must be a dict with exactly ``keys``."""
     if not isinstance(got, dict):
         fail(f"{what} should be a dict with keys {list(keys)}, got {describe(got)}", hint=hint)
-    if set(got) != set(keys):
-        fail(f"{what} should have the keys {sorted(keys)}, got {sorted(got)}", hint=hint)
+    if len(got) != len(keys) or set(got) != set(keys):
+        fail(f"{what} should have the keys {sorted(keys)}, got {show_keys(got, len(got))}", hint=hint)
     return got
 
 

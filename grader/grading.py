@@ -12,10 +12,11 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from grader import cgroups
+from grader.budget import BudgetExceeded, CheckBudget
+from grader.caps import MESSAGE_CHARS, OUTPUT_CHARS, cap_text, fit_result
 from grader.checks import Check, CheckFailed
+from grader.display import show_value
 from grader.events import CheckFinished, EventSink, Finished, OutputProduced, Started
 from grader.exercise import Exercise, FunctionSpec
 from grader.proxy import Student
@@ -53,6 +54,7 @@ def grade(
     started = time.monotonic()
     result = _grade(exercise, source, jailed, warm, emit, started)
     result.duration_ms = round((time.monotonic() - started) * 1000, 1)
+    result = fit_result(result)
     emit(Finished(result=result))
     return result
 
@@ -65,8 +67,9 @@ def _grade(
 
     def error(reason: Reason, message: str, **extra: Any) -> GradeResult:
         return GradeResult(
-            status=Status.ERROR, reason=reason, message=message, exercise=exercise.slug, max_points=max_points, **extra
-        )
+            status=Status.ERROR, reason=reason, message=cap_text(message, MESSAGE_CHARS), exercise=exercise.slug,
+            max_points=max_points, **extra,
+        )  # fmt: skip
 
     text, problem = validate_source(source, limits.source_kb * 1024)
     if problem is not None:
@@ -77,12 +80,13 @@ def _grade(
         try:
             runs.current()
         except _LoadFailed as failure:
-            return error(failure.reason, failure.message, location=failure.location, output=runs.take_output() or None)
+            output = cap_text(runs.take_output(), OUTPUT_CHARS) or None
+            return error(failure.reason, failure.message, location=failure.location, output=output)
         except SandboxUnavailable as exc:
             log.error("sandbox unavailable for %s: %s", exercise.slug, exc)
             return error(Reason.INTERNAL_ERROR, f"The grader could not start its sandbox ({exc}). This is a problem "
                          "with the grading server, not with your solution: please try again later.")  # fmt: skip
-        load_output = runs.take_output()
+        load_output = cap_text(runs.take_output(), OUTPUT_CHARS)
         emit(Started(checks=[c.title for c in exercise.checks]))
         if load_output:
             emit(OutputProduced(text=load_output))
@@ -102,6 +106,8 @@ def _grade(
             emit(CheckFinished(index=index, check=outcome))
             if outcome.output:
                 emit(OutputProduced(text=outcome.output))
+            elif outcome.printed_lines:
+                emit(OutputProduced(text=_hidden_output_note(outcome)))
     finally:
         runs.close()
 
@@ -131,7 +137,16 @@ def _stopped_because(reason: Reason) -> str:
         Reason.TIMEOUT: "the time limit was reached in an earlier check.",
         Reason.CPU_LIMIT: "the CPU time limit was reached in an earlier check.",
         Reason.OUTPUT_LIMIT: "the output limit was reached in an earlier check.",
+        Reason.INTERNAL_ERROR: "the grader stopped the run after a problem in an earlier check.",
     }.get(reason, "an earlier check stopped the run.")
+
+
+def _hidden_output_note(outcome: CheckResult) -> str:
+    lines = outcome.printed_lines
+    return (
+        f"[{lines} line{'s' if lines != 1 else ''} printed during the hidden check “{outcome.name}”: "
+        "not shown, since they could reveal its inputs]\n"
+    )
 
 
 def validate_source(source: str | bytes, max_bytes: int) -> tuple[str, str | None]:
@@ -172,6 +187,8 @@ class _Runs:
         self._output_used = 0
         self._session: SolutionSession | None = None
         self.output_truncated = False
+        #: Made here, in the grading thread, whose CPU time it counts.
+        self.budget = CheckBudget(exercise.limits.checks_cpu_seconds)
 
     def current(self) -> SolutionSession:
         if self._session is not None and self._session.alive:
@@ -253,10 +270,40 @@ def _signature_problem(spec: FunctionSpec, described: Any) -> tuple[Reason, str]
 
 def _run_check(exercise: Exercise, check: Check, runs: _Runs) -> tuple[CheckResult, bool]:
     """Run one check; return its result and whether the run must stop."""
-    student = Student(exercise.function_names, runs.current)
+    student = Student(exercise.function_names, runs.current, runs.budget.crossing)
     began = time.monotonic()
-    # A hint is advice about the solution's logic: it goes with wrong answers and exceptions only,
-    # never with limits, crashes or sandbox refusals.
+    try:
+        with runs.budget.watching():
+            verdict, hint_id, details, fatal = _checked(exercise, check, student)
+    except BudgetExceeded:
+        verdict = _Verdict(Status.ERROR, Reason.INTERNAL_ERROR,
+                           f"The check “{check.title}” ({check.id}) used more than the grader's "
+                           f"{exercise.limits.checks_cpu_seconds:g} s of CPU time for its own work, so the run was "
+                           "stopped. This is a problem in the exercise, not in your solution.")  # fmt: skip
+        hint_id, details, fatal = None, None, True
+    duration = round((time.monotonic() - began) * 1000, 2)
+    output = runs.take_output()
+    printed_lines = output.count("\n") + (1 if output and not output.endswith("\n") else 0)
+    shown = cap_text(output, OUTPUT_CHARS) or None
+    result = CheckResult(
+        name=check.title, id=check.id, status=verdict.status, reason=verdict.reason,
+        message=cap_text(verdict.message, MESSAGE_CHARS) or None,
+        output=shown if check.public else None, hidden_output=None if check.public else shown,
+        printed_lines=printed_lines, public=check.public,
+        points=check.points if verdict.status is Status.PASS else 0, duration_ms=duration,
+        hint=exercise.hint_text(hint_id), hint_id=hint_id, details=details,
+    )  # fmt: skip
+    return result, fatal
+
+
+def _checked(
+    exercise: Exercise, check: Check, student: Student
+) -> tuple[_Verdict, str | None, dict[str, str] | None, bool]:
+    """Call the check; its verdict, hint id, public details and whether the run must stop.
+
+    A hint is advice about the solution's logic: it goes with wrong answers and exceptions only,
+    never with limits, crashes or sandbox refusals.
+    """
     hint_id: str | None = None
     details: dict[str, str] | None = None
     fatal = False
@@ -301,18 +348,10 @@ def _run_check(exercise: Exercise, check: Check, runs: _Runs) -> tuple[CheckResu
     except Exception as exc:  # noqa: BLE001  (a bug in the check itself; never the student's fault)
         verdict = _Verdict(
             Status.ERROR, Reason.INTERNAL_ERROR,
-            f"The check itself failed ({type(exc).__name__}: {exc}). This is a problem in the exercise, not in "
-            "your solution.",
+            f"The check itself failed ({type(exc).__name__}: {cap_text(str(exc), 300)}). This is a problem in the "
+            "exercise, not in your solution.",
         )  # fmt: skip
-    duration = round((time.monotonic() - began) * 1000, 2)
-    output = runs.take_output()
-    result = CheckResult(
-        name=check.title, id=check.id, status=verdict.status, reason=verdict.reason,
-        message=verdict.message or None, output=output or None, public=check.public,
-        points=check.points if verdict.status is Status.PASS else 0, duration_ms=duration,
-        hint=exercise.hint_text(hint_id), hint_id=hint_id, details=details,
-    )  # fmt: skip
-    return result, fatal
+    return verdict, hint_id, details, fatal
 
 
 def _hit_process_limit(exc: SolutionRaised) -> bool:
@@ -391,10 +430,3 @@ def _public_details(last_call: tuple[str, tuple[Any, ...]] | None, expected: Any
     if got is not None:
         details["got"] = show_value(got)
     return details
-
-
-def show_value(value: Any, limit: int = 600) -> str:
-    """A compact, bounded text form of a plain value, for messages and public details."""
-    with np.printoptions(precision=4, threshold=24, edgeitems=3, suppress=True):
-        text = repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"

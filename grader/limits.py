@@ -17,6 +17,9 @@ class Limits(BaseModel):
     scratch_mb: int = Field(16, ge=1, le=1024, description="Size of each writable tmpfs (/tmp, /dev/shm).")
     reply_mb: int = Field(32, ge=1, le=1024, description="Largest value a solution may return from one call.")
     source_kb: int = Field(64, ge=1, le=1024, description="Largest solution.py accepted.")
+    checks_cpu_seconds: float = Field(
+        10.0, gt=0, le=300, description="CPU time the grader itself may spend on the run's checks."
+    )
 
     @property
     def cpu_seconds(self) -> int:

@@ -63,7 +63,7 @@ class CheckResult(BaseModel):
     name: str = Field(description="The check's title, shown to the student.")
     status: Status
     message: str | None = None
-    output: str | None = Field(None, description="What the solution printed while this check ran.")
+    output: str | None = Field(None, description="What the solution printed while this check ran (public checks).")
     test_code: str | None = None
     # mlkata's own fields
     id: str = Field(description="Stable identifier: the check function's name.")
@@ -74,6 +74,14 @@ class CheckResult(BaseModel):
     hint: str | None = None
     hint_id: str | None = None
     details: dict[str, str] | None = Field(None, description="Inputs, expected and got; public checks only.")
+    printed_lines: int = Field(0, description="Lines the solution printed while this check ran.")
+    hidden_output: str | None = Field(
+        None, description="What the solution printed during a hidden check: for instructors, never sent to students."
+    )
+
+    def for_student(self) -> CheckResult:
+        """This check as the student may see it (hidden checks' output left out)."""
+        return self if self.hidden_output is None else self.model_copy(update={"hidden_output": None})
 
 
 class GradeResult(BaseModel):
@@ -98,5 +106,17 @@ class GradeResult(BaseModel):
     def failing(self) -> list[CheckResult]:
         return [t for t in self.tests if t.status is not Status.PASS]
 
+    def for_student(self) -> GradeResult:
+        """What the student may see: without what was printed during hidden checks."""
+        return self.model_copy(update={"tests": [test.for_student() for test in self.tests]})
+
     def to_json_dict(self) -> dict[str, Any]:
         return self.model_dump(mode="json")
+
+
+def student_document(document: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A stored result (``to_json_dict``) as the student may see it: hidden checks' output left out."""
+    if not document or not isinstance(document.get("tests"), list):
+        return document
+    tests = [{**test, "hidden_output": None} if test.get("hidden_output") else test for test in document["tests"]]
+    return {**document, "tests": tests}

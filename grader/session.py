@@ -54,8 +54,9 @@ class UnsupportedValue(Exception):
 
 @dataclass(frozen=True)
 class CallReply:
+    """What one call returned: its value, and nothing the sandbox says about itself."""
+
     value: Any
-    args_after: list[Any] | None
 
 
 class SolutionSession:
@@ -82,24 +83,26 @@ class SolutionSession:
             return reply["functions"]
         raise RunnerDied(Ending.MALFORMED_REPLY, detail="unexpected reply to load")
 
-    def call(self, function: str, args: list[Any], *, return_args: bool = False) -> CallReply:
-        reply = self._exchange({"op": "call", "function": function, "args": args, "return_args": return_args})
-        if reply.get("ok") is True and "value" in reply:
-            args_after = reply.get("args_after")
-            if return_args and not isinstance(args_after, list):
-                raise RunnerDied(Ending.MALFORMED_REPLY, detail="the arguments were not sent back")
-            return CallReply(reply["value"], args_after)
-        if "unencodable" in reply:
+    def call(self, function: str, args: list[Any]) -> CallReply:
+        reply = self._exchange({"op": "call", "function": function, "args": args})
+        if reply.keys() == {"ok", "value"} and reply["ok"] is True:
+            return CallReply(reply["value"])
+        if reply.keys() == {"unencodable"}:
             raise UnsupportedValue(_text(reply["unencodable"]))
         raise RunnerDied(Ending.MALFORMED_REPLY, detail="unexpected reply to call")
 
     def call_each(self, function: str, args_list: list[list[Any]]) -> list[Any]:
-        """Independent calls in one crossing. If one raises, :class:`SolutionRaised` says which."""
+        """Calls in one crossing, in order. If one raises, :class:`SolutionRaised` says which.
+
+        An object passed to several calls is one object in the sandbox too, as it would be for a
+        Python caller: a call that changes it in place changes what the later calls see.
+        """
         reply = self._exchange({"op": "call_each", "function": function, "args_list": args_list})
         values = reply.get("values")
-        if reply.get("ok") is True and isinstance(values, list) and len(values) == len(args_list):
+        well_formed = reply.keys() == {"ok", "values"} and reply["ok"] is True and type(values) is list
+        if well_formed and len(values) == len(args_list):
             return values
-        if "unencodable" in reply:
+        if reply.keys() == {"unencodable"}:
             raise UnsupportedValue(_text(reply["unencodable"]))
         raise RunnerDied(Ending.MALFORMED_REPLY, detail="unexpected reply to call_each")
 
@@ -107,10 +110,10 @@ class SolutionSession:
         if not self.alive:
             raise RuntimeError("the runner has stopped")
         try:
-            body = self.process.exchange(wire.encode(request), self.deadline)
+            body = self.process.exchange(wire.encode(request, share=True), self.deadline)
             try:
                 # The body is a bytearray of its own: the reply's arrays are decoded in place, not copied.
-                reply = wire.decode(body)
+                reply = wire.decode(body, max_header=wire.MAX_REPLY_HEADER_BYTES)
             except wire.WireError as exc:
                 self.process.kill()
                 raise RunnerDied(Ending.MALFORMED_REPLY, detail=str(exc)) from None
@@ -120,6 +123,8 @@ class SolutionSession:
         if not isinstance(reply, dict):
             raise RunnerDied(Ending.MALFORMED_REPLY, detail="the reply is not a message")
         if "raised" in reply:
+            if not reply.keys() <= {"raised", "index", "values"}:
+                raise RunnerDied(Ending.MALFORMED_REPLY, detail="unexpected reply")
             info = _expect_dict(reply["raised"])
             raise SolutionRaised(
                 type=_text(info.get("type")),

@@ -52,11 +52,11 @@ def serve(request_fd: int, reply_fd: int, max_request: int) -> int:
         body = wire.read_frame_blocking(request_fd, max_request)
         if body is None:
             return 0
-        request = wire.decode(body)
+        request = wire.decode(body, shared=True)
         if request["op"] == "load":
             module, reply = _load(request["source"], request["functions"])
         elif request["op"] == "call" and module is not None:
-            reply = _call(module, request["function"], request["args"], request.get("return_args", False))
+            reply = _call(module, request["function"], request["args"])
         elif request["op"] == "call_each" and module is not None:
             reply = _call_each(module, request["function"], request["args_list"])
         else:
@@ -114,7 +114,7 @@ def _describe_function(module: types.ModuleType, name: str) -> dict[str, Any] | 
     return {"callable": True, "type": type(obj).__name__, "params": params}
 
 
-def _call(module: types.ModuleType, name: str, args: list[Any], return_args: bool) -> dict[str, Any]:
+def _call(module: types.ModuleType, name: str, args: list[Any]) -> dict[str, Any]:
     function = module.__dict__.get(name)
     if not callable(function):
         return {
@@ -129,17 +129,14 @@ def _call(module: types.ModuleType, name: str, args: list[Any], return_args: boo
         value = function(*args)
     except BaseException as exc:  # noqa: BLE001
         return {"raised": _describe_exception(exc)}
-    reply: dict[str, Any] = {"ok": True, "value": value}
-    if return_args:
-        reply["args_after"] = list(args)
-    return reply
+    return {"ok": True, "value": value}
 
 
 def _call_each(module: types.ModuleType, name: str, args_list: list[list[Any]]) -> dict[str, Any]:
-    """Several independent calls in one crossing; stop at the first that raises."""
+    """Several calls in one crossing, in order; stop at the first that raises."""
     values: list[Any] = []
     for args in args_list:
-        reply = _call(module, name, args, False)
+        reply = _call(module, name, args)
         if "raised" in reply:
             return {"raised": reply["raised"], "index": len(values), "values": values}
         values.append(reply["value"])

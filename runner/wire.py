@@ -15,6 +15,16 @@ is a one-key object:
 * ``{"t": [...]}`` a tuple, ``{"d": {...}}`` a dict with string keys,
 * ``{"a": i}`` the i-th numeric ndarray, ``{"s": i}`` a numpy scalar stored as the i-th 0-d array.
 
+The same array object reached twice is sent once, and arrives as one object again. Requests (the
+trusted side's messages) keep the identity of dicts and lists too, as a Python caller would: a dict
+or list reached more than once is sent once as ``{"n": k, "d": {...}}`` or ``{"n": k, "l": [...]}``
+and then referred to as ``{"r": k}``, so a call that changes an argument in place changes what a
+later call of the same message sees. Replies never share containers: a receiver on the trusted side
+refuses references, so a small reply cannot stand for a large graph of values.
+
+The trusted side also bounds its own cost of decoding a reply: the JSON header (everything but the
+arrays' data) is limited in size, and array-table entries count against the limit on values.
+
 There is no pickle and no way to name a class: decoding can only ever build plain data and fresh
 numeric arrays. Decoding is strict because the other side of the boundary may be hostile; any
 deviation raises :class:`WireError`. This module is imported on both sides, so it needs nothing
@@ -45,7 +55,12 @@ _PADDING = [b"\0" * n for n in range(_ALIGN)]
 #: Values that cross as themselves. ``int`` is not among them: it has a size limit.
 _PLAIN = frozenset([type(None), bool, str, float])
 MAX_DEPTH = 64
+#: Values of one message, array-table entries included.
 MAX_NODES = 1_000_000
+#: The JSON header of a reply decoded on the trusted side. Decoding JSON builds objects some 20-30
+#: times the size of their text, so this bounds that cost whatever the reply limit; numeric data
+#: travels in the buffers, outside the header, and is viewed where it arrived.
+MAX_REPLY_HEADER_BYTES = 1 << 20
 #: Integers cross as JSON numbers; Python refuses to print more than 4,300 digits by default.
 MAX_INT_DIGITS = 4000
 _MAX_INT_BITS = int(MAX_INT_DIGITS / 0.30103)
@@ -64,18 +79,19 @@ class WireError(ValueError):
 # --------------------------------------------------------------------------- encoding
 
 
-def encode(value: Any) -> bytes:
-    """Encode ``value`` as one frame (length prefix included)."""
-    return b"".join(encode_parts(value))
+def encode(value: Any, *, share: bool = False) -> bytes:
+    """Encode ``value`` as one frame (length prefix included); see :func:`encode_parts`."""
+    return b"".join(encode_parts(value, share=share))
 
 
-def encode_parts(value: Any) -> list[bytes | memoryview]:
+def encode_parts(value: Any, *, share: bool = False) -> list[bytes | memoryview]:
     """Encode ``value`` as the buffers of one frame, in order, without copying the arrays' data.
 
     A large reply then costs no extra memory to send, and the receiver can refuse it from its
-    length prefix alone.
+    length prefix alone. With ``share`` (requests), a dict or list reached more than once is sent
+    once and arrives as one object.
     """
-    arrays = _Arrays()
+    arrays = _Arrays(_repeated_containers(value) if share else frozenset())
     kind = type(value)
     tree = value if kind in _PLAIN else _to_tree(value, arrays, 0)
     parts, sizes = arrays.buffers()
@@ -97,7 +113,11 @@ class _Arrays:
     cache once, not once per call.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, repeated: frozenset[int] | set[int]) -> None:
+        #: ids of the dicts and lists reached more than once, and the number each was given so far
+        self.repeated = repeated
+        self.numbered: dict[int, int] = {}
+        self.finished: set[int] = set()
         self.table: list[list[Any]] = []  # [dtype, shape, buffer index, byte offset]
         self._index: dict[int, int] = {}  # id(array) -> table index
         self._owned: list[np.ndarray] = []  # arrays kept alive while their ids are keys
@@ -200,9 +220,48 @@ def _address(array: np.ndarray) -> int:
     return int(array.__array_interface__["data"][0])
 
 
-def _to_tree(value: Any, arrays: _Arrays, depth: int) -> Any:
+def _repeated_containers(value: Any) -> set[int]:
+    """ids of the dicts and lists that ``value`` reaches more than once (a cycle included)."""
+    seen: set[int] = set()
+    repeated: set[int] = set()
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is dict or kind is list:
+            key = id(node)
+            if key in seen:
+                repeated.add(key)
+                continue
+            seen.add(key)
+            stack.extend(node.values() if kind is dict else node)
+        elif kind is tuple:
+            stack.extend(node)
+    return repeated
+
+
+def _shared_tree(value: Any, arrays: _Arrays, depth: int) -> Any:
+    """A dict or list reached more than once: its definition the first time, a reference after."""
+    key = id(value)
+    number = arrays.numbered.get(key)
+    if number is not None:
+        if key not in arrays.finished:
+            raise WireError("value contains itself (a cycle)")
+        return {"r": number}
+    number = arrays.numbered[key] = len(arrays.numbered)
+    node = _to_tree(value, arrays, depth, shared=False)
+    arrays.finished.add(key)
+    if type(node) is list:
+        return {"n": number, "l": node}
+    node["n"] = number
+    return node
+
+
+def _to_tree(value: Any, arrays: _Arrays, depth: int, *, shared: bool = True) -> Any:
     """The JSON form of ``value`` (at ``depth``), which is not one of the ``_PLAIN`` types."""
     kind = type(value)
+    if shared and arrays.repeated and id(value) in arrays.repeated:
+        return _shared_tree(value, arrays, depth)
     if kind is list or kind is tuple:
         if value and depth >= MAX_DEPTH:
             raise WireError(f"value is nested more than {MAX_DEPTH} levels deep")
@@ -265,17 +324,23 @@ def _plain_array(array: np.ndarray) -> tuple[np.ndarray, str]:
 # --------------------------------------------------------------------------- decoding
 
 
-def decode(body: bytes | bytearray) -> Any:
+def decode(body: bytes | bytearray, *, shared: bool = False, max_header: int | None = None) -> Any:
     """Decode a frame body (the bytes after the length prefix) into plain values.
 
     Arrays are writeable. Given ``bytes``, they are fresh and never alias ``body``; given a
     ``bytearray``, the arrays are views into it: the caller hands it over and must not change it
     afterwards. Arrays that shared memory when sent share it again (one buffer, several views),
-    exactly as the sender's did.
+    exactly as the sender's did. ``shared`` accepts the shared dicts and lists of a request (see
+    :func:`encode_parts`); ``max_header`` bounds the JSON header (replies: :data:`MAX_REPLY_HEADER_BYTES`).
     """
     if len(body) < 4:
         raise WireError("message is shorter than its header")
     (header_len,) = _U32.unpack_from(body, 0)
+    if max_header is not None and header_len > max_header:
+        raise WireError(
+            f"message structure of {header_len:,} bytes exceeds the limit of {max_header:,} "
+            "(return numpy arrays rather than long lists of numbers)"
+        )
     data_start = 4 + header_len
     if data_start > len(body):
         raise WireError("message header runs past the end of the message")
@@ -292,18 +357,21 @@ def decode(body: bytes | bytearray) -> Any:
     ):
         raise WireError("message header must be an object with keys 'v', 'a' and 'b'")
     sizes = header["b"]
-    if len(sizes) > len(header["a"]):
+    table = header["a"]
+    if len(sizes) > len(table):
         raise WireError("message has more buffers than arrays")  # every buffer holds one at least
+    if len(table) > MAX_NODES:
+        raise WireError(f"message holds more than {MAX_NODES} values")
     _check_sizes(sizes, len(body) - data_start)
-    arrays = _read_arrays(header["a"], _read_buffers(sizes, body, data_start)) if header["a"] else []
+    arrays = _read_arrays(table, _read_buffers(sizes, body, data_start)) if table else []
     value = header["v"]
     kind = type(value)
     if kind is not list and kind is not dict:
         return value
     # Every value takes at least one byte of the header, each starting at a byte of its own.
-    if header_len > MAX_NODES:
-        _count_values(value)
-    return _from_tree(value, arrays, 0)
+    if header_len > MAX_NODES - len(table):
+        _count_values(value, MAX_NODES - len(table))
+    return _from_tree(value, arrays, 0, {} if shared else None)
 
 
 def _check_sizes(sizes: list[Any], data_len: int) -> None:
@@ -366,30 +434,34 @@ def _read_arrays(table: list[Any], buffers: list[np.ndarray]) -> list[np.ndarray
     return arrays
 
 
-def _count_values(root: Any) -> None:
-    """Refuse a tree of more than ``MAX_NODES`` values, counted as :func:`_from_tree` visits them."""
+def _count_values(root: Any, budget: int) -> None:
+    """Refuse a tree of more than ``budget`` values, counted as :func:`_from_tree` visits them."""
     count = 0
     stack = [root]
     while stack:
         node = stack.pop()
         count += 1
-        if count > MAX_NODES:
+        if count > budget:
             raise WireError(f"message holds more than {MAX_NODES} values")
         kind = type(node)
         if kind is list:
             stack.extend(node)
-        elif kind is dict and len(node) == 1:
-            inner = next(iter(node.values()))
-            if type(inner) is list:
-                stack.extend(inner)
-            elif type(inner) is dict:
-                stack.extend(inner.values())
+        elif kind is dict:
+            for inner in node.values():
+                if type(inner) is list:
+                    stack.extend(inner)
+                elif type(inner) is dict:
+                    stack.extend(inner.values())
 
 
-def _from_tree(node: list[Any] | dict[str, Any], arrays: list[np.ndarray], depth: int) -> Any:
+#: Shared dicts and lists of a request by number (None: references are refused, as in replies).
+_Refs = dict[int, Any] | None
+
+
+def _from_tree(node: list[Any] | dict[str, Any], arrays: list[np.ndarray], depth: int, refs: _Refs) -> Any:
     """The value of a list or object ``node`` at ``depth``; other JSON values stand for themselves."""
     if type(node) is list:
-        return _from_list(node, arrays, depth)
+        return _from_list(node, arrays, depth, refs)
     if len(node) == 1:
         ((tag, inner),) = node.items()
         if tag == "a":
@@ -397,22 +469,42 @@ def _from_tree(node: list[Any] | dict[str, Any], arrays: list[np.ndarray], depth
                 return arrays[inner]
         elif tag == "d":
             if type(inner) is dict:
-                return _from_dict(inner, arrays, depth)
+                return _from_dict(inner, arrays, depth, refs)
         elif tag == "t":
             if type(inner) is list:
-                return tuple(_from_list(inner, arrays, depth))
+                return tuple(_from_list(inner, arrays, depth, refs))
         elif tag == "s" and type(inner) is int and 0 <= inner < len(arrays):
             array = arrays[inner]
             if array.shape != ():
                 raise WireError("a numpy scalar must be stored as a 0-d array")
             return array[()]
+        elif tag == "r" and refs is not None and type(inner) is int and inner in refs:
+            return refs[inner]
+    elif len(node) == 2 and refs is not None and "n" in node:
+        return _from_definition(node, arrays, depth, refs)
     raise WireError("message holds a value of an unknown form")
+
+
+def _from_definition(node: dict[str, Any], arrays: list[np.ndarray], depth: int, refs: dict[int, Any]) -> Any:
+    """A shared dict or list; it can be referred to once it is complete (so never from inside itself)."""
+    number = node["n"]
+    if type(number) is not int or number in refs:
+        raise WireError("message holds a shared value of an unknown form")
+    inner = node.get("d")
+    if type(inner) is dict:
+        value: Any = _from_dict(inner, arrays, depth, refs)
+    elif type(node.get("l")) is list:
+        value = _from_list(node["l"], arrays, depth, refs)
+    else:
+        raise WireError("message holds a shared value of an unknown form")
+    refs[number] = value
+    return value
 
 
 # _from_list and _from_dict take arrays (the commonest values) and JSON scalars without a call.
 
 
-def _from_list(items: list[Any], arrays: list[np.ndarray], depth: int) -> list[Any]:
+def _from_list(items: list[Any], arrays: list[np.ndarray], depth: int, refs: _Refs) -> list[Any]:
     if items and depth >= MAX_DEPTH:
         raise WireError(f"message is nested more than {MAX_DEPTH} levels deep")
     out: list[Any] = []
@@ -425,15 +517,15 @@ def _from_list(items: list[Any], arrays: list[np.ndarray], depth: int) -> list[A
             if type(index) is int and 0 <= index < count:
                 append(arrays[index])
             else:
-                append(_from_tree(item, arrays, depth + 1))
+                append(_from_tree(item, arrays, depth + 1, refs))
         elif kind is list:
-            append(_from_list(item, arrays, depth + 1))
+            append(_from_list(item, arrays, depth + 1, refs))
         else:
             append(item)
     return out
 
 
-def _from_dict(items: dict[str, Any], arrays: list[np.ndarray], depth: int) -> dict[str, Any]:
+def _from_dict(items: dict[str, Any], arrays: list[np.ndarray], depth: int, refs: _Refs) -> dict[str, Any]:
     if items and depth >= MAX_DEPTH:
         raise WireError(f"message is nested more than {MAX_DEPTH} levels deep")
     out: dict[str, Any] = {}
@@ -445,9 +537,9 @@ def _from_dict(items: dict[str, Any], arrays: list[np.ndarray], depth: int) -> d
             if type(index) is int and 0 <= index < count:
                 out[key] = arrays[index]
             else:
-                out[key] = _from_tree(item, arrays, depth + 1)
+                out[key] = _from_tree(item, arrays, depth + 1, refs)
         elif kind is list:
-            out[key] = _from_list(item, arrays, depth + 1)
+            out[key] = _from_list(item, arrays, depth + 1, refs)
         else:
             out[key] = item
     return out

@@ -168,7 +168,60 @@ def test_output_is_kept_per_check_and_never_parsed(adder: Exercise) -> None:
     result = grade(adder, source)
     assert result.status is Status.FAIL
     assert result.output == "loading\n"
-    assert [t.output for t in result.tests] == ["12 passed, 0 failed\n"] * 2
+    public, hidden = result.tests
+    assert public.output == "12 passed, 0 failed\n" and public.printed_lines == 1
+    assert hidden.hidden_output == "12 passed, 0 failed\n"
+
+
+def test_what_a_hidden_check_prints_is_counted_but_never_shown_to_the_student(adder: Exercise) -> None:
+    # A solution can print its inputs; a hidden check's inputs must stay hidden.
+    source = "def add(a, b):\n    print('inputs:', a, b)\n    print('again')\n    return a + b\n"
+    events: list[object] = []
+    result = grade(adder, source, on_event=events.append)
+    public, hidden = result.tests
+    assert public.output == "inputs: 2 3\nagain\n"
+    assert hidden.output is None and hidden.printed_lines == 2
+    assert hidden.hidden_output == f"inputs: {10**30} 1\nagain\n"  # kept for instructors
+    student_view = result.for_student().model_dump_json()
+    assert str(10**30) not in student_view
+    printed = [e.text for e in events if isinstance(e, OutputProduced)]
+    assert printed[0] == "inputs: 2 3\nagain\n"
+    assert str(10**30) not in printed[1] and "2 lines printed during the hidden check" in printed[1]
+    assert str(10**30) not in events[-1].result.for_student().model_dump_json()  # type: ignore[attr-defined]
+
+
+def test_a_check_that_spends_the_graders_cpu_budget_is_an_internal_error_and_stops_the_run(
+    make_exercise: Callable[..., Path],
+) -> None:
+    slow_checks = (
+        ADDER_CHECKS_HEADER
+        + """
+@check("Spins in the grader")
+def spins(student):
+    student.add(1, 2)
+    while True:  # a bug in the check: never crosses the boundary again
+        pass
+
+
+@check("Never reached")
+def later(student):
+    expect_integer(student.add(1, 2), 3, what="add(1, 2)")
+"""
+    )
+    folder = make_exercise(files={"checks.py": slow_checks})
+    toml = folder / "exercise.toml"
+    toml.write_text(toml.read_text().replace("[limits]\n", "[limits]\nchecks_cpu_seconds = 0.5\n"))
+    exercise = load_exercise(folder)
+    began = time.monotonic()
+    result = grade(exercise, "def add(a, b):\n    return a + b\n")
+    assert time.monotonic() - began < 4
+    spins, later = result.tests
+    assert (spins.status, spins.reason) == (Status.ERROR, Reason.INTERNAL_ERROR)
+    assert "“Spins in the grader” (spins) used more than the grader's 0.5 s of CPU time" in (spins.message or "")
+    assert later.reason is Reason.NOT_RUN
+
+
+ADDER_CHECKS_HEADER = "from grader.checks import check\nfrom grader.expect import expect_integer\n"
 
 
 def test_events_arrive_in_order_as_checks_finish(adder: Exercise) -> None:

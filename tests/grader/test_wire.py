@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import struct
@@ -398,3 +399,117 @@ def test_write_parts_writes_more_buffers_than_one_system_call_takes() -> None:
     assert _same(value, wire.decode(received[0]))
     assert wire.read_frame_blocking(read_end, 1 << 30) is None
     os.close(read_end)
+
+
+# --------------------------------------------------------------------------- shared containers (requests)
+
+
+def _shared_body(value: Any) -> bytes:
+    return wire.encode(value, share=True)[4:]
+
+
+def test_a_request_keeps_the_identity_of_a_dict_and_a_list_passed_twice() -> None:
+    cache = {"k": np.zeros((2, 3)), "rows": [1, 2]}
+    p = {"W": np.eye(3)}
+    calls = [[np.ones(3), cache, p], [np.ones(3), cache, p]]
+    back = wire.decode(_shared_body(calls), shared=True)
+    assert _same(calls, back)
+    (_, first_cache, first_p), (_, second_cache, second_p) = back
+    assert first_cache is second_cache and first_p is second_p
+    assert first_cache["rows"] is second_cache["rows"]
+    first_cache["k"] = None  # as a solution changing its argument would: the later call sees it
+    assert second_cache["k"] is None
+
+
+def test_shared_lists_and_dicts_inside_tuples_round_trip() -> None:
+    row = [1.5, "x"]
+    value = ((row, row), {"a": row, "b": (row,)})
+    back = wire.decode(_shared_body(value), shared=True)
+    assert _same(value, back)
+    assert back[0][0] is back[0][1] is back[1]["a"] is back[1]["b"][0]
+
+
+def test_a_cycle_cannot_be_sent() -> None:
+    loop: list[Any] = [1]
+    loop.append(loop)
+    with pytest.raises(wire.WireError, match="cycle"):
+        wire.encode(loop, share=True)
+
+
+def test_without_sharing_a_repeated_dict_arrives_as_two_equal_dicts() -> None:
+    cache = {"k": [1]}
+    back = wire.decode(_body([cache, cache]))
+    assert back == [cache, cache] and back[0] is not back[1]
+
+
+@pytest.mark.parametrize(
+    "tree",
+    [
+        [{"n": 0, "l": [1]}, {"r": 0}],  # a reply may not share (the trusted side decodes without refs)
+        [{"r": 0}],
+    ],
+)
+def test_a_reply_holding_references_is_refused(tree: Any) -> None:
+    with pytest.raises(wire.WireError, match="unknown form"):
+        wire.decode(_frame({"v": tree, "a": [], "b": []}))
+
+
+@pytest.mark.parametrize(
+    "tree",
+    [
+        [{"r": 0}, {"n": 0, "l": [1]}],  # a reference before its definition
+        [{"n": 0, "l": [{"r": 0}]}],  # a reference inside its own definition: a cycle
+        [{"n": 0, "l": []}, {"n": 0, "l": []}],  # one number defined twice
+        [{"n": "0", "l": []}],
+        [{"n": 0, "t": []}],
+        [{"n": 0, "d": []}],
+    ],
+)
+def test_malformed_shared_values_in_a_request_are_refused(tree: Any) -> None:
+    with pytest.raises(wire.WireError):
+        wire.decode(_frame({"v": tree, "a": [], "b": []}), shared=True)
+
+
+# --------------------------------------------------------------------------- bounds on the trusted side
+
+
+def test_a_reply_header_over_the_limit_is_refused_before_it_is_parsed() -> None:
+    body = _frame({"v": [0] * 100, "a": [], "b": []})
+    assert wire.decode(body, max_header=len(body)) == [0] * 100
+    with pytest.raises(wire.WireError, match=r"message structure of .* exceeds the limit"):
+        wire.decode(body, max_header=100)
+
+
+def test_array_table_entries_count_against_the_value_limit() -> None:
+    # Many table entries viewing one 8-byte buffer: each would cost an ndarray object of the receiver.
+    half = wire.MAX_NODES // 2 + 1
+    values = b"[" + b",".join([b"0"] * half) + b"]"
+    header = b'{"v": ' + values + b', "a": [' + b",".join([b'["<f8",[],0,0]'] * half) + b'], "b": [8]}'
+    with pytest.raises(wire.WireError, match="more than"):
+        wire.decode(_frame(header, b"\0" * 8))
+    table_only = b'{"v": 0, "a": [' + b",".join([b'["<f8",[],0,0]'] * (wire.MAX_NODES + 1)) + b'], "b": [8]}'
+    with pytest.raises(wire.WireError, match="more than"):
+        wire.decode(_frame(table_only, b"\0" * 8))
+
+
+def test_decoding_the_largest_reply_header_costs_bounded_memory() -> None:
+    """The worst shapes a hostile reply can take, at the header limit: memory stays within a fixed bound."""
+    limit = wire.MAX_REPLY_HEADER_BYTES
+    shapes = {
+        "empty lists": lambda n: b'{"v": [' + b",".join([b"[]"] * n) + b'], "a": [], "b": []}',
+        "table entries on one buffer": lambda n: (
+            b'{"v": 0, "a": [' + b",".join([b'["|b1",[],0,0]'] * n) + b'], "b": [8]}'
+        ),
+    }
+    for name, build in shapes.items():
+        n = 1
+        while len(build(n * 2)) <= limit:
+            n *= 2
+        header = build(n)
+        body = _frame(header, b"\0" * 8 if b'"b": [8]' in header else b"")
+        tracemalloc.start()
+        with contextlib.suppress(wire.WireError):
+            wire.decode(body, max_header=limit)
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        assert peak < 64 << 20, f"{name}: decoding {len(body):,} bytes peaked at {peak:,} bytes"

@@ -1,0 +1,128 @@
+"""Text forms of values for a student's eyes, at a cost bounded by the length of the text.
+
+Values shown here come back from the sandbox, so they may be built to be expensive: a list of
+50,000 references to one array costs minutes in ``repr()``. These helpers walk a value only as far
+as the text they produce, so rendering costs the same whatever sits beyond the cut, and mark the cut
+with "… N more".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from itertools import islice
+from typing import Any
+
+import numpy as np
+
+#: Longest form of one value in a check's details (call, expected, got).
+VALUE_CHARS = 600
+_SEPARATOR = ", "
+
+
+#: Room kept for the "… N more" marks and closing brackets once the budget is spent.
+_RESERVE = 40
+
+
+class _Text:
+    """Parts of a text being built, and how much room is left for values (marks always fit)."""
+
+    def __init__(self, limit: int) -> None:
+        self.parts: list[str] = []
+        self.room = max(limit - _RESERVE, limit // 2)
+
+    @property
+    def full(self) -> bool:
+        return self.room <= 0
+
+    def add(self, text: str) -> None:
+        # Every part is short by construction (strings are cut before, arrays summarised), so a part
+        # may overrun the room a little; the whole is cut to the limit at the end.
+        self.parts.append(text)
+        self.room -= len(text)
+
+    def text(self, limit: int) -> str:
+        joined = "".join(self.parts)
+        return joined if len(joined) <= limit else joined[: limit - 1] + "…"
+
+
+def show_value(value: Any, limit: int = VALUE_CHARS) -> str:
+    """A compact form of a plain value (as the wire delivers them), at most ``limit`` characters."""
+    out = _Text(limit)
+    _render(value, out)
+    return out.text(limit)
+
+
+def show_keys(keys: Iterable[str], count: int, shown: int = 12) -> str:
+    """The keys of a dict as a list, sorted when there are few, else the first ``shown`` and a count."""
+    if count <= shown:
+        return show_value(sorted(keys))
+    first = [show_value(key, 60) for key in islice(keys, shown)]
+    return f"[{', '.join(first)}, … {count - shown:,} more]"
+
+
+def describe(value: Any) -> str:
+    """A short description of a value's kind (and, for a scalar, its value), for messages."""
+    if isinstance(value, np.ndarray):
+        return f"a numpy array of shape {value.shape} and dtype {value.dtype}"
+    if isinstance(value, np.generic):
+        return f"a numpy {value.dtype} scalar"
+    if value is None:
+        return "None"
+    if isinstance(value, (list, tuple, dict, str)):
+        return f"a {type(value).__name__} of length {len(value):,}"
+    return f"a {type(value).__name__} ({show_value(value, 80)})"
+
+
+def _render(value: Any, out: _Text) -> None:
+    kind = type(value)
+    if kind is list or kind is tuple:
+        opening, closing = ("[", "]") if kind is list else ("(", ")")
+        _render_items(value, len(value), opening, closing, out, trailing_comma=kind is tuple and len(value) == 1)
+    elif kind is dict:
+        out.add("{")
+        for n, (key, item) in enumerate(value.items()):
+            if out.full:
+                out.add(f"… {len(value) - n:,} more")
+                break
+            if n:
+                out.add(_SEPARATOR)
+            _render(key, out)
+            out.add(": ")
+            _render(item, out)
+        out.add("}")
+    elif kind is np.ndarray:
+        out.add(_array_text(value))
+    elif kind is str:
+        shown = value[: max(out.room, 8)]
+        out.add(repr(shown) if len(shown) == len(value) else repr(shown)[:-1] + f"… ({len(value):,} characters)'")
+    elif kind is int and value.bit_length() > 256:
+        out.add(f"<an integer of about {int(value.bit_length() * 0.30103):,} digits>")
+    else:
+        with np.printoptions(precision=4, suppress=True):
+            out.add(repr(value))
+
+
+def _array_text(array: np.ndarray) -> str:
+    """numpy's own form while it is short; past that, the shape, dtype and first values."""
+    with np.printoptions(precision=4, threshold=24, edgeitems=3, suppress=True, linewidth=100):
+        if array.size <= 24 or array.ndim <= 2:
+            # Summarised past ``threshold`` from the edges alone: at most 6 × 6 values are formatted.
+            return repr(array)
+        first = np.array2string(array.reshape(-1)[:6], separator=", ")
+        return f"array(shape={array.shape}, dtype={array.dtype}, first values {first[:-1]}, …])"
+
+
+def _render_items(
+    items: list[Any] | tuple[Any, ...], count: int, opening: str, closing: str, out: _Text, *, trailing_comma: bool
+) -> None:
+    out.add(opening)
+    for n, item in enumerate(items):
+        if out.full:
+            out.add(f"… {count - n:,} more")
+            break
+        if n:
+            out.add(_SEPARATOR)
+        _render(item, out)
+    if trailing_comma:
+        out.add(",")
+    out.add(closing)
