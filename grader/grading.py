@@ -143,10 +143,7 @@ def _stopped_because(reason: Reason) -> str:
 
 def _hidden_output_note(outcome: CheckResult) -> str:
     lines = outcome.printed_lines
-    return (
-        f"[{lines} line{'s' if lines != 1 else ''} printed during the hidden check “{outcome.name}”: "
-        "not shown, since they could reveal its inputs]\n"
-    )
+    return f"[{lines} line{'s' if lines != 1 else ''} printed during the hidden check “{outcome.name}”: not shown]\n"
 
 
 def validate_source(source: str | bytes, max_bytes: int) -> tuple[str, str | None]:

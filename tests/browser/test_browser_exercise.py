@@ -174,6 +174,24 @@ def test_wrong_solution_shows_the_failing_checks_message(page: Page, artifacts: 
     page.screenshot(path=artifacts / "failed.png", full_page=True)
 
 
+def test_what_a_hidden_check_printed_is_counted_on_the_page_but_not_shown(page: Page, artifacts: Path) -> None:
+    open_exercise(page)
+    # Prints its inputs (a hidden check's data) on every call.
+    printing = REFERENCE.replace(
+        "def attend_step(x_t, cache, p):\n", "def attend_step(x_t, cache, p):\n    print('SECRET', x_t.tolist())\n", 1
+    )
+    replace_code(page, printing)
+    run_with_keyboard(page)
+    assert wait_finished(page) == "pass"
+    public = page.locator("#checks li.check", has_text="The worked example from the statement")
+    expect(public.locator(".check-output pre")).to_contain_text("SECRET [1.0, 0.0]")
+    hidden = page.locator("#checks li.check", has_text="many shapes")
+    expect(hidden.locator(".check-output-hidden")).to_contain_text("not shown: the check is hidden")
+    expect(hidden.locator(".check-output")).to_have_count(0)
+    assert page.locator("#output").inner_text().count("SECRET") == 3  # the worked example's three calls
+    page.screenshot(path=artifacts / "hidden-output.png", full_page=True)
+
+
 def test_syntax_error_shows_its_line(page: Page, artifacts: Path) -> None:
     open_exercise(page)
     replace_code(page, "import numpy as np\n\ndef attend_step(x_t, cache, p)\n    return None\n")
