@@ -117,6 +117,10 @@ def print_result(result: GradeResult, console: Console) -> None:
             console.print(f"    [dim]{key}:[/] {escape(value)}")
         if test.output:
             console.print("    [dim]output:[/] " + escape(test.output.rstrip()).replace("\n", "\n    "))
+        elif test.hidden_output:
+            # The command line is the instructor's view: a hidden check's output is shown, and said to be hidden.
+            text = escape(test.hidden_output.rstrip()).replace("\n", "\n    ")
+            console.print("    [dim]output (hidden check: students see only the line count):[/] " + text)
     passed = sum(t.status is Status.PASS for t in result.tests)
     colour = {"pass": "green", "fail": "red", "error": "red"}[result.status.value]
     summary = result.message or ""

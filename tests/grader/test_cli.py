@@ -47,6 +47,16 @@ def test_grade_writes_junit_xml(tmp_path: Path) -> None:
     assert "NotImplementedError" in suite.find("testcase/failure").text
 
 
+def test_grade_shows_the_instructor_what_hidden_checks_printed_and_says_they_are_hidden(tmp_path: Path) -> None:
+    solution = tmp_path / "solution.py"
+    solution.write_text(REFERENCE.read_text().replace("    q = x_t", "    print('step')\n    q = x_t", 1))
+    run = mlkata("grade", str(solution), "--exercise", KV_SLUG)
+    assert run.returncode == 0
+    lines = run.stdout.splitlines()
+    assert lines[1] == "    output: step"  # the public worked example
+    assert "    output (hidden check: students see only the line count): step" in lines
+
+
 def test_a_syntax_error_is_shown_with_its_line(tmp_path: Path) -> None:
     solution = tmp_path / "solution.py"
     solution.write_text("def attend_step(x_t, cache, p):\n    return (\n")
