@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+import asyncio
+import functools
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from grader.cli import app as grader_commands
+
+if TYPE_CHECKING:
+    from app.settings import Settings
 
 app = typer.Typer(
     name="mlkata",
@@ -32,7 +37,75 @@ def serve_command(
 
     settings = Settings()
     configure_logging(settings.log_format)
-    uvicorn.run(create_app(settings), host=host, port=port, log_level=log_level, proxy_headers=False, log_config=None)
+    uvicorn.run(
+        create_app(settings), host=host, port=port, log_level=log_level, log_config=None, **uvicorn_options(settings)
+    )
+
+
+def uvicorn_options(settings: Settings) -> dict[str, Any]:
+    """What the server is told about its edge: timeouts, limits, and which proxies' headers to believe."""
+    proxies = settings.forwarded_allow_ips.strip()
+    return {
+        "http": header_timeout_protocol(settings.header_timeout_seconds),
+        "timeout_keep_alive": settings.keep_alive_seconds,
+        "limit_concurrency": settings.max_connections,
+        "h11_max_incomplete_event_size": settings.max_header_kb * 1024,
+        # Off unless proxies are named: uvicorn's default believes X-Forwarded-For from 127.0.0.1.
+        "proxy_headers": bool(proxies),
+        "forwarded_allow_ips": proxies or None,
+    }
+
+
+@functools.cache
+def header_timeout_protocol(seconds: float) -> type[asyncio.Protocol]:
+    """uvicorn's h11 protocol, closing a connection whose request line and headers take over ``seconds``.
+
+    uvicorn has no such timeout: its keep-alive timer is armed only after a response and cancelled by
+    the next byte, so a client that sends half a request line keeps its connection, and a place under
+    ``limit_concurrency``, for ever. Here a deadline runs whenever the connection waits for a request
+    (from its opening, and again from the end of each response) until that request's headers are in.
+    """
+    import h11
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class HeaderTimeoutProtocol(H11Protocol):
+        _header_deadline: asyncio.TimerHandle | None = None
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            self._watch_headers()
+
+        def data_received(self, data: bytes) -> None:
+            super().data_received(data)
+            self._watch_headers()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()  # may start the next request cycle, or parse a pipelined request
+            self._watch_headers()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._stop_watching()
+            super().connection_lost(exc)
+
+        def _watch_headers(self) -> None:
+            # IDLE: h11 has not yet parsed a whole request line and headers of the next request.
+            waiting = self.conn.their_state is h11.IDLE and not self.transport.is_closing()
+            if not waiting:
+                self._stop_watching()
+            elif self._header_deadline is None:
+                self._header_deadline = self.loop.call_later(seconds, self._headers_too_slow)
+
+        def _stop_watching(self) -> None:
+            if self._header_deadline is not None:
+                self._header_deadline.cancel()
+                self._header_deadline = None
+
+        def _headers_too_slow(self) -> None:
+            self._header_deadline = None
+            if self.conn.their_state is h11.IDLE:
+                self.transport.close()
+
+    return HeaderTimeoutProtocol
 
 
 @app.command("worker")

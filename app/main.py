@@ -19,7 +19,7 @@ from app.errors import install_error_handlers
 from app.events import EventLog, Notifier
 from app.health import SandboxStatus
 from app.jobs import GradingJobs
-from app.learners import LearnerCookies, LearnerMiddleware
+from app.learners import ClientAddresses, LearnerCookies, LearnerMiddleware
 from app.metrics import Metrics
 from app.queue import InProcessQueue, SubmissionQueue, WorkerPool
 from app.redis_events import RedisEventFeed
@@ -59,7 +59,7 @@ def build_services(settings: Settings, *, graders: int | None = None, role: str 
         queue = InProcessQueue(settings.max_queue)
     submissions = Submissions(
         sessions, events, queue, max_queue=settings.max_queue,
-        rate_limit=RateLimit(settings.rate_limit, settings.rate_limit_window),
+        rate_limit=RateLimit(settings.rate_limit, settings.rate_limit_window, settings.rate_limit_per_address),
     )  # fmt: skip
     metrics = Metrics()
     size = settings.resolved_workers() if graders is None else graders
@@ -130,7 +130,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return FileResponse(ROOT / "static" / "favicon.svg", media_type="image/svg+xml")
 
     # Outermost last: security headers wrap everything, including errors.
-    app.add_middleware(LearnerMiddleware, cookies=LearnerCookies(settings.resolved_secret_key()),
+    secret_key = settings.resolved_secret_key()
+    cookies = LearnerCookies(
+        secret_key, max_age_days=settings.learner_cookie_days, accept_legacy=settings.legacy_learner_cookies
+    )
+    app.add_middleware(LearnerMiddleware, cookies=cookies, addresses=ClientAddresses(secret_key),
                        secure=settings.cookie_secure)  # fmt: skip
     app.add_middleware(SecurityHeadersMiddleware)
     return app

@@ -49,6 +49,7 @@ class Submission(Base):
         Index("ix_submissions_learner_created", "learner_id", "created_at"),
         Index("ix_submissions_status", "status"),
         Index("ix_submissions_status_created", "status", "created_at"),
+        Index("ix_submissions_client_created", "client_key", "created_at"),
     )
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True)
@@ -73,6 +74,9 @@ class Submission(Base):
     worker_id: Mapped[str | None] = mapped_column(String(100), default=None)
     # The queue's own id for the entry carrying this submission (a Redis stream entry id).
     queue_ref: Mapped[str | None] = mapped_column(String(64), default=None)
+    # Who sent it, for the per-address rate limit: a hash of the client's address keyed with the
+    # server's secret key (app.learners.ClientAddresses), never the address itself.
+    client_key: Mapped[str | None] = mapped_column(String(32), default=None)
 
 
 class SubmissionEvent(Base):

@@ -7,12 +7,13 @@ Every field is documented in ``docs/settings.md`` (a test keeps the two in step)
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import secrets
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 from pydantic_settings import (
     BaseSettings,
     DotEnvSettingsSource,
@@ -76,10 +77,59 @@ class Settings(BaseSettings):
     )
     max_queue: int = Field(64, ge=1, description="Submissions waiting at most; more get 503.")
     rate_limit: int = Field(30, ge=1, description="Submissions one learner may make per rate_limit_window.")
-    rate_limit_window: float = Field(60.0, gt=0, description="Seconds over which rate_limit counts.")
+    rate_limit_per_address: int = Field(
+        120,
+        ge=1,
+        description="Submissions one client address (an IPv4 address or an IPv6 /64) may make per "
+        "rate_limit_window, whatever its cookies: a classroom behind one NAT shares it.",
+    )
+    rate_limit_window: float = Field(60.0, gt=0, description="Seconds over which the rate limits count.")
+    forwarded_allow_ips: str = Field(
+        "",
+        description="Reverse proxies whose X-Forwarded-For and X-Forwarded-Proto are believed: comma-separated "
+        "addresses or networks, or * for any. Empty: none, the connection's address is the client's.",
+    )
     max_code_kb: int = Field(64, ge=1, description="Largest solution accepted, in KiB.")
     jailed: bool = Field(True, description="Run solutions in the sandbox. Turn off only for trusted code.")
     cookie_secure: bool = Field(False, description="Send the learner cookie over HTTPS only.")
+    learner_cookie_days: int = Field(
+        180,
+        ge=1,
+        le=400,
+        description="Days a learner cookie stays valid since it was issued; a visit that finds it over a day old "
+        "issues it again, so only learners away this long start afresh.",
+    )
+    legacy_learner_cookies: bool = Field(
+        True,
+        description="Accept learner cookies signed before they expired (no timestamp) and upgrade them, so "
+        "learners keep their progress across the upgrade.",
+    )
+    header_timeout_seconds: float = Field(
+        10.0,
+        gt=0,
+        description="Seconds a connection has to send a complete request line and headers (from opening, or "
+        "from the end of its last response); past it the server closes the connection.",
+    )
+    keep_alive_seconds: int = Field(5, ge=1, description="Seconds an idle keep-alive connection stays open.")
+    max_connections: int = Field(
+        1000, ge=1, description="Connections served at once; requests past it get 503 (uvicorn's limit_concurrency)."
+    )
+    max_header_kb: int = Field(
+        16, ge=1, description="Largest request line plus headers accepted, in KiB; larger ones get 400."
+    )
+
+    @field_validator("forwarded_allow_ips")
+    @classmethod
+    def _proxies_are_addresses(cls, value: str) -> str:
+        """A typo must not start a server that silently trusts nothing (or the wrong host)."""
+        for item in (part.strip() for part in value.split(",")):
+            if not item or item == "*":
+                continue
+            try:  # as uvicorn reads them: a network has no host bits set (10.0.0.0/8, not 10.0.0.1/8)
+                ipaddress.ip_network(item) if "/" in item else ipaddress.ip_address(item)
+            except ValueError:
+                raise ValueError(f"{item!r} is not an IP address or network") from None
+        return value
 
     @classmethod
     def settings_customise_sources(

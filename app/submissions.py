@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from redis.exceptions import RedisError
-from sqlalchemy import func, select
+from sqlalchemy import ColumnElement, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.events import EventLog
@@ -30,8 +30,11 @@ class RateLimited(Exception):
 
 @dataclass(frozen=True)
 class RateLimit:
+    """At most ``count`` submissions per learner, and ``per_address`` per client address, in a window."""
+
     count: int
     window_seconds: float
+    per_address: int
 
 
 class Submissions:
@@ -50,14 +53,19 @@ class Submissions:
         self.max_queue, self.rate_limit = max_queue, rate_limit
         self._create_lock = threading.Lock()
 
-    def create(self, learner: str, slug: str, code: str) -> Submission:
-        """Store a submission and queue it; raise :class:`RateLimited` or :class:`QueueFull`."""
+    def create(self, learner: str, slug: str, code: str, *, client_key: str | None = None) -> Submission:
+        """Store a submission and queue it; raise :class:`RateLimited` or :class:`QueueFull`.
+
+        ``client_key`` is the keyed hash of the sender's address: the per-address limit counts by it.
+        """
         with self._create_lock:
-            self._check_rate(learner)
+            self._check_rate(learner, client_key)
             waiting = len(self.queue.waiting())
             if waiting >= self.max_queue:
                 raise QueueFull(f"{waiting} submissions are waiting")
-            submission = Submission(id=str(uuid.uuid4()), learner_id=learner, exercise=slug, code=code)
+            submission = Submission(
+                id=str(uuid.uuid4()), learner_id=learner, exercise=slug, code=code, client_key=client_key
+            )
             with self.events.writing() as session:
                 ensure_learner(session, learner)
                 session.add(submission)
@@ -71,18 +79,35 @@ class Submissions:
                 log.warning("queueing failed, the sweeper will retry: %s", exc, extra={"submission_id": submission.id})
             return submission
 
-    def _check_rate(self, learner: str) -> None:
+    def _check_rate(self, learner: str, client_key: str | None) -> None:
+        """Raise :class:`RateLimited` when the learner, or the address they send from, used up its limit.
+
+        The address counts whatever the cookie says, so a client that drops its cookie (a new learner
+        each time) is still limited. Other web processes may pass the check at the same moment, so a
+        limit can be exceeded by one submission per other web process.
+        """
         now = utcnow()
-        since = now - timedelta(seconds=self.rate_limit.window_seconds)
+        limits = [(Submission.learner_id == learner, self.rate_limit.count)]
+        if client_key is not None:
+            limits.append((Submission.client_key == client_key, self.rate_limit.per_address))
         with self.sessions() as session:
-            count, oldest = session.execute(
-                select(func.count(Submission.id), func.min(Submission.created_at)).where(
-                    Submission.learner_id == learner, Submission.created_at > since
-                )
-            ).one()
-        if count >= self.rate_limit.count and oldest is not None:
-            free_at = as_utc(oldest) + timedelta(seconds=self.rate_limit.window_seconds)
-            raise RateLimited(max(1, math.ceil((free_at - now).total_seconds())))
+            waits = [self._wait(session, sender, limit, now) for sender, limit in limits]
+        if any(waits):
+            raise RateLimited(max(wait for wait in waits if wait))
+
+    def _wait(self, session: Session, sender: ColumnElement[bool], limit: int, now: datetime) -> int | None:
+        """Seconds until the sender has fewer than ``limit`` submissions in the window; None if it has now."""
+        window = timedelta(seconds=self.rate_limit.window_seconds)
+        # The newest ``limit`` in the window: the count drops below the limit when the oldest of them leaves it.
+        recent = session.scalars(
+            select(Submission.created_at)
+            .where(sender, Submission.created_at > now - window)
+            .order_by(Submission.created_at.desc())
+            .limit(limit)
+        ).all()
+        if len(recent) < limit:
+            return None
+        return max(1, math.ceil((as_utc(recent[-1]) + window - now).total_seconds()))
 
     def report_positions(self) -> None:
         """Record a new ``queued`` event for every waiting submission (called when a worker takes one)."""

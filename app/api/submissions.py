@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from app.errors import ApiError, error_responses
-from app.learners import learner_id
+from app.learners import client_key, learner_id
 from app.queue import QueueFull
 from app.services import Services, services
 from app.submissions import RateLimited, public_view
@@ -23,6 +23,11 @@ ServicesDep = Annotated[Services, Depends(services)]
 
 # JSON escapes can make a body up to six times its text (\uXXXX); past this, do not even read it.
 _BODY_FACTOR = 6
+# int() of a long digit string takes quadratic time (and refuses more than 4,300 digits); no number
+# in a submission means anything, so none needs more digits than this.
+_MAX_NUMBER_DIGITS = 100
+# Event ids are numbers of an Integer column: none has more digits than this.
+_MAX_EVENT_ID_DIGITS = 10
 
 
 class SubmissionRequest(BaseModel):
@@ -55,7 +60,7 @@ class SubmissionView(BaseModel):
     "/exercises/{slug}/submissions",
     status_code=202,
     response_model=SubmissionAccepted,
-    responses=error_responses(404, 413, 422, 429, 503),
+    responses=error_responses(404, 413, 415, 422, 429, 503),
     openapi_extra={
         "requestBody": {
             "required": True,
@@ -68,10 +73,13 @@ async def submit(slug: str, request: Request, app: ServicesDep) -> SubmissionAcc
     exercise = app.exercises.get(slug)
     if exercise is None:
         raise ApiError(404, f"There is no exercise {slug!r}.")
+    _require_json(request)
     max_bytes = min(app.settings.max_code_kb, exercise.limits.source_kb) * 1024
     code = await _read_code(request, max_bytes)
     try:
-        submission = await run_in_threadpool(app.submissions.create, learner_id(request), slug, code)
+        submission = await run_in_threadpool(
+            app.submissions.create, learner_id(request), slug, code, client_key=client_key(request)
+        )
     except RateLimited as limited:
         raise ApiError(
             429,
@@ -92,6 +100,61 @@ async def submit(slug: str, request: Request, app: ServicesDep) -> SubmissionAcc
     )
 
 
+def _require_json(request: Request) -> None:
+    """Refuse any body not declared JSON in UTF-8, with 415.
+
+    An HTML form on any site can post text/plain, urlencoded or multipart bodies with the learner's
+    cookie and without asking first; a JSON body needs a CORS preflight, which this server never grants.
+    """
+    declared = request.headers.getlist("content-type")
+    if len(declared) == 1 and _is_utf8_json(declared[0]):
+        return
+    shown = f" (this request says {declared[0][:60]!r})" if declared else ""
+    raise ApiError(415, f"Send the code as JSON, with Content-Type: application/json (UTF-8){shown}.")
+
+
+def _is_utf8_json(content_type: str) -> bool:
+    """``application/json``, with no parameter but an optional ``charset=utf-8``."""
+    media_type, *parameters = (part.strip() for part in content_type.split(";"))
+    if media_type.lower() != "application/json":
+        return False
+    for parameter in parameters:
+        name, _, value = parameter.partition("=")
+        if name.strip().lower() != "charset" or value.strip().strip('"').lower() != "utf-8":
+            return False
+    return True
+
+
+class _NumberTooLong(Exception):
+    def __init__(self, digits: int) -> None:
+        super().__init__(f"a number of {digits} digits")
+        self.digits = digits
+
+
+def _bounded_int(literal: str) -> int:
+    digits = len(literal.lstrip("-"))
+    if digits > _MAX_NUMBER_DIGITS:
+        raise _NumberTooLong(digits)
+    return int(literal)
+
+
+def _parse_json(text: str) -> Any:
+    """The JSON value of ``text``; anything the parser cannot take is a 422 that says why."""
+    try:
+        return json.loads(text, parse_int=_bounded_int)
+    except json.JSONDecodeError as exc:
+        raise ApiError(
+            422, f"The request is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})."
+        ) from None
+    except _NumberTooLong as exc:
+        raise ApiError(422, f"The request holds a number with {exc.digits} digits; none may have more than "
+                       f"{_MAX_NUMBER_DIGITS}.") from None  # fmt: skip
+    except RecursionError:  # the C parser refuses cleanly past the recursion limit (about 1,000 levels)
+        raise ApiError(422, "The request's JSON is nested too deeply to read.") from None
+    except ValueError:
+        raise ApiError(422, "The request is not JSON this server can read.") from None
+
+
 async def _read_code(request: Request, max_bytes: int) -> str:
     """The ``code`` of a JSON body, checked here so each problem gets a clear message and status."""
     limit = max_bytes * _BODY_FACTOR + 1024
@@ -109,12 +172,7 @@ async def _read_code(request: Request, max_bytes: int) -> str:
         raise ApiError(
             422, f"The request is not valid UTF-8 (byte 0x{body[exc.start]:02x} at offset {exc.start})."
         ) from None
-    try:
-        payload = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ApiError(
-            422, f"The request is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})."
-        ) from None
+    payload = _parse_json(text)
     if not isinstance(payload, dict) or not isinstance(payload.get("code"), str):
         raise ApiError(422, 'The request must be a JSON object with the text of solution.py in "code".')
     code: str = payload["code"]
@@ -148,7 +206,7 @@ def get_submission(submission_id: str, request: Request, app: ServicesDep) -> Su
             "description": "Server-sent events: queued, started, check, output, done.",
             "content": {"text/event-stream": {}},
         },
-        **error_responses(404),
+        **error_responses(400, 404, 422),
     },
 )
 async def submission_events(
@@ -162,17 +220,33 @@ async def submission_events(
     submission = await run_in_threadpool(app.submissions.get, learner_id(request), submission_id)
     if submission is None:
         raise ApiError(404, "There is no such submission of yours.")
-    resume = after or 0
-    if last_event_id is not None and last_event_id.strip().isdigit():
-        resume = max(resume, int(last_event_id.strip()))
+    resume = _resume_point(last_event_id, after)
 
     done = await run_in_threadpool(app.events.done_seq, submission_id)
     if done is not None and resume >= done:
         # Nothing left to tell; 204 is how a server tells EventSource not to reconnect.
         return Response(status_code=204)
+    if resume > submission.last_event_seq:
+        # No client can have seen it: the stream would wait for it, past the done event, forever.
+        raise ApiError(
+            400, f"Event {resume} is after the last event ({submission.last_event_seq}): resume from an id "
+            "this stream sent.",
+        )  # fmt: skip
 
     async def stream() -> AsyncIterator[ServerSentEvent]:
         async for event in app.events.follow(submission_id, resume):
             yield ServerSentEvent(data=json.dumps(event.data), event=event.type, id=str(event.seq))
 
     return EventSourceResponse(stream(), ping=15, headers={"Cache-Control": "no-store"})
+
+
+def _resume_point(last_event_id: str | None, after: int | None) -> int:
+    """The event to resume after: the later of ``after`` and Last-Event-ID, which must be an event id."""
+    resume = after or 0
+    value = (last_event_id or "").strip()
+    if not value:
+        return resume
+    # ASCII digits only: "²".isdigit() is True, yet int() refuses it.
+    if not (value.isascii() and value.isdigit() and len(value) <= _MAX_EVENT_ID_DIGITS):
+        raise ApiError(400, f"Last-Event-ID must be the id of an event of this stream, not {value[:20]!r}.")
+    return max(resume, int(value))

@@ -13,6 +13,7 @@ from typing import Any
 import httpx
 import uvicorn
 
+from app.cli import uvicorn_options
 from app.main import create_app
 from app.settings import Settings
 
@@ -31,7 +32,9 @@ class RunningServer:
         self.port = sock.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
         self.app = create_app(settings)
-        self.server = uvicorn.Server(uvicorn.Config(self.app, log_level="warning", lifespan="on"))
+        # The edge `mlkata serve` has: its protocol, timeouts, limits and proxy headers.
+        config = uvicorn.Config(self.app, log_level="warning", lifespan="on", **uvicorn_options(settings))
+        self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [sock]}, daemon=True)
         self._sock = sock
         self.thread.start()
@@ -85,6 +88,17 @@ def read_events(client: httpx.Client, url: str, last_event_id: str | None = None
 
 def submit(client: httpx.Client, code: str, slug: str = SLUG) -> httpx.Response:
     return client.post(f"/api/exercises/{slug}/submissions", json={"code": code})
+
+
+def assert_error(response: httpx.Response, status: int) -> str:
+    assert response.status_code == status
+    assert response.headers["content-type"] == "application/json"
+    body = response.json()
+    # The canonical error body, pinned: exactly these keys.
+    assert body == {"error": {"status": status, "message": body["error"]["message"]}}
+    message = body["error"]["message"]
+    assert isinstance(message, str) and len(message) > 10
+    return message
 
 
 def reference_code() -> str:

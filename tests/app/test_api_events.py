@@ -1,4 +1,7 @@
-"""Event streams replay from the database: reconnecting, arriving late, and after a restart."""
+"""Event streams replay from the database: reconnecting, arriving late, and after a restart.
+
+A resume point (Last-Event-ID or ``after``) that is no event id the stream sent is a 400 or 422, never a 500.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +9,7 @@ import time
 from collections.abc import Callable
 
 import httpx
-from api_support import RunningServer, read_events, reference_code, submit
+from api_support import RunningServer, assert_error, read_events, reference_code, submit
 
 from app.learners import COOKIE_NAME
 from app.settings import Settings
@@ -96,3 +99,37 @@ def test_waiting_submissions_hear_their_queue_position_move(
     assert [e["event"] for e in events].index("started") > len(positions) - 1
     assert events[-1]["data"]["status"] == "pass"
     assert second["id"] != third["id"]
+
+
+def test_a_last_event_id_of_a_superscript_digit_is_refused_with_400_not_500(client: httpx.Client) -> None:
+    accepted = submit(client, reference_code()).json()
+    # "²".isdigit() is True, int("²") raises: the header must be ASCII digits.
+    response = client.get(accepted["events_url"], headers={"Last-Event-ID": "²".encode("latin-1")})
+    assert_error(response, 400)
+
+
+def test_a_last_event_id_of_5000_digits_is_refused_with_400_not_500(client: httpx.Client) -> None:
+    accepted = submit(client, reference_code()).json()
+    message = assert_error(client.get(accepted["events_url"], headers={"Last-Event-ID": "9" * 5000}), 400)
+    assert "Last-Event-ID" in message
+
+
+def test_an_after_of_5000_digits_is_refused_with_422_not_500(client: httpx.Client) -> None:
+    accepted = submit(client, reference_code()).json()
+    assert "after" in assert_error(client.get(accepted["events_url"] + "?after=" + "9" * 5000), 422)
+
+
+def test_a_resume_point_past_the_last_event_is_refused_with_400_not_a_stream_that_never_ends(
+    make_settings: Callable[..., Settings], start_server: Callable[[Settings], RunningServer]
+) -> None:
+    server = start_server(make_settings(workers=0))  # the submission stays queued: one event so far
+    with server.client() as learner:
+        accepted = submit(learner, reference_code()).json()
+        for query, headers in (("?after=99999999999", {}), ("", {"Last-Event-ID": "2"})):
+            response = learner.get(accepted["events_url"] + query, headers=headers, timeout=5)
+            assert "after the last event" in assert_error(response, 400)
+
+
+def test_an_empty_last_event_id_means_from_the_start(client: httpx.Client) -> None:
+    accepted = submit(client, reference_code()).json()
+    assert read_events(client, accepted["events_url"], last_event_id="") == read_events(client, accepted["events_url"])

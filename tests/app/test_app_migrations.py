@@ -6,11 +6,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import inspect
+from sqlalchemy import inspect, text
 
-from app.db import make_engine, upgrade
+from app.db import alembic_config, make_engine, upgrade
 from app.models import Base
 
 
@@ -31,4 +32,32 @@ def test_upgrade_creates_the_tables_and_matches_the_models(empty_database: str) 
     )
     with engine.connect() as connection:
         assert compare_metadata(MigrationContext.configure(connection), Base.metadata) == []
+    engine.dispose()
+
+
+def test_the_client_address_column_is_added_to_existing_submissions_and_removed_on_downgrade(
+    empty_database: str,
+) -> None:
+    config = alembic_config(empty_database)
+    command.upgrade(config, "0002")
+    engine = make_engine(empty_database)
+    with engine.begin() as connection:
+        connection.execute(text("INSERT INTO learners (id, created_at) VALUES ('l1', CURRENT_TIMESTAMP)"))
+        connection.execute(
+            text(
+                "INSERT INTO submissions (id, learner_id, exercise, code, status, created_at) "
+                "VALUES ('s1', 'l1', 'kv', 'x = 1', 'pass', CURRENT_TIMESTAMP)"
+            )
+        )
+    upgrade(engine)
+    columns = {c["name"] for c in inspect(engine).get_columns("submissions")}
+    indexes = {i["name"] for i in inspect(engine).get_indexes("submissions")}
+    assert "client_key" in columns and "ix_submissions_client_created" in indexes
+    with engine.connect() as connection:
+        # Rows from before the upgrade have no address: they count only towards their learner's limit.
+        assert connection.execute(text("SELECT id, client_key FROM submissions")).all() == [("s1", None)]
+    command.downgrade(config, "0002")
+    assert "client_key" not in {c["name"] for c in inspect(engine).get_columns("submissions")}
+    with engine.connect() as connection:
+        assert connection.execute(text("SELECT id FROM submissions")).scalars().all() == ["s1"]
     engine.dispose()

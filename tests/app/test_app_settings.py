@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
 from app.settings import Settings
 
@@ -46,3 +47,14 @@ def test_with_redis_the_web_process_grades_nothing_unless_told() -> None:
     assert Settings(_env_file=None, redis_url="redis://x").resolved_workers() == 0  # type: ignore[call-arg]
     assert Settings(_env_file=None, redis_url="redis://x", workers=2).resolved_workers() == 2  # type: ignore[call-arg]
     assert Settings(_env_file=None).resolved_workers() >= 1  # type: ignore[call-arg]
+
+
+@pytest.mark.parametrize("value", ["10.0.0.300", "10.0.0.0/33", "10.0.0.1/8", "proxy.internal"])
+def test_a_mistyped_trusted_proxy_is_refused_at_start_up_rather_than_silently_trusting_nothing(value: str) -> None:
+    with pytest.raises(ValidationError, match="forwarded_allow_ips"):
+        Settings(_env_file=None, forwarded_allow_ips=value)  # type: ignore[call-arg]
+
+
+@pytest.mark.parametrize("value", ["127.0.0.1", "10.0.0.0/8, ::1", "*", ""])
+def test_trusted_proxies_are_addresses_networks_or_everyone(value: str) -> None:
+    assert Settings(_env_file=None, forwarded_allow_ips=value).forwarded_allow_ips == value  # type: ignore[call-arg]
