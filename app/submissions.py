@@ -18,6 +18,7 @@ from app.events import EventLog
 from app.learners import ensure_learner
 from app.models import Progress, Submission, SubmissionStatus, utcnow
 from app.queue import QueueFull, SubmissionQueue
+from grader.results import student_document
 
 log = logging.getLogger(__name__)
 
@@ -157,5 +158,5 @@ def public_view(submission: Submission, position: int | None, base: str = "/api"
         "finished_at": as_utc(submission.finished_at) if submission.finished_at else None,
         "duration_ms": submission.duration_ms,
         "events_url": f"{base}/submissions/{submission.id}/events",
-        "result": submission.result,
+        "result": student_document(submission.result),  # the stored result keeps hidden output for instructors
     }

@@ -188,6 +188,7 @@ class Stack:
                 MLKATA_EXERCISES_DIR=str(exercises_dir),
                 # Learners here submit far faster than people do; the queue bound must not turn them away.
                 MLKATA_RATE_LIMIT="1000000",
+                MLKATA_RATE_LIMIT_PER_ADDRESS="1000000",
                 MLKATA_MAX_QUEUE="100000",
             )
             if scale_out:

@@ -171,6 +171,7 @@ class Cluster:
             "MLKATA_LEASE_SECONDS": str(lease_seconds),
             "MLKATA_SWEEP_SECONDS": "0.5",
             "MLKATA_RATE_LIMIT": "1000",
+            "MLKATA_RATE_LIMIT_PER_ADDRESS": "1000",
             "MLKATA_MAX_QUEUE": "200",
             "MLKATA_LOG_FORMAT": "json",
             "OPENBLAS_NUM_THREADS": "1",
