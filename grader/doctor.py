@@ -20,7 +20,55 @@ from grader.sandbox import SandboxUnavailable, bwrap_path
 from grader.session import SolutionSession
 
 PROBE_SOURCE = """
-import os, socket
+import ctypes, errno, os, signal, socket
+
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+
+
+def syscall(number, *args):
+    result = libc.syscall(number, *args)
+    if result == -1:
+        raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+    return result
+
+
+ATTEMPTS = {
+    "io_setup": lambda: syscall(206, 1, ctypes.byref(ctypes.c_ulong(0))),
+    "openpty": os.openpty,
+    "shmget": lambda: syscall(29, 0, 4096, 0o1600),
+    "mq_open": lambda: syscall(240, b"mlkata-doctor", os.O_CREAT | os.O_RDWR, 0o600, None),
+    "inotify_init1": lambda: syscall(294, 0),
+    "add_key": lambda: syscall(248, b"user", b"mlkata-doctor", b"x", 1, -2),
+    "open_tree_attr": lambda: syscall(467, -100, b"/tmp", 1, None, 0),
+    "listmount": lambda: syscall(458, None, None, 0, 0),
+    "statmount": lambda: syscall(457, None, None, 0, 0),
+    "memfd_secret": lambda: syscall(447, 0),
+    "modify_ldt": lambda: syscall(154, 0, None, 0),
+    "x32 getpid": lambda: syscall(0x40000000 | 39),
+}
+
+
+def attempt(call):
+    # In a child: the filter kills the whole process, and the probe must go on.
+    read_end, write_end = os.pipe()
+    child = os.fork()
+    if child == 0:
+        try:
+            ATTEMPTS[call]()
+            outcome = "made"
+        except OSError as exc:
+            outcome = errno.errorcode.get(exc.errno, str(exc.errno))
+        except BaseException as exc:
+            outcome = type(exc).__name__
+        os.write(write_end, outcome.encode())
+        os._exit(0)
+    os.close(write_end)
+    _, status = os.waitpid(child, 0)
+    outcome = os.read(read_end, 100).decode()
+    os.close(read_end)
+    return signal.Signals(os.WTERMSIG(status)).name if os.WIFSIGNALED(status) else outcome
+
 
 def probe():
     status = dict(line.split(":", 1) for line in open("/proc/self/status") if ":" in line)
@@ -38,8 +86,23 @@ def probe():
     facts["environment"] = sorted(os.environ)
     facts["processes"] = sorted(int(p) for p in os.listdir("/proc") if p.isdigit())
     facts["home_visible"] = os.path.exists("/etc/passwd") or os.path.exists("/home")
+    facts["kernel"] = {call: attempt(call) for call in ATTEMPTS}
     return facts
 """
+
+#: What the probe tries, by protection: a call that kills the run (SIGSYS) or fails is blocked.
+KERNEL_SURFACE = (
+    ("no native AIO (fs.aio-max-nr)", ("io_setup",)),
+    ("no ptys (kernel.pty.max)", ("openpty",)),
+    ("no SysV IPC", ("shmget",)),
+    ("no POSIX message queues", ("mq_open",)),
+    ("no inotify", ("inotify_init1",)),
+    ("no keyrings", ("add_key",)),
+    ("newer kernel calls blocked", ("open_tree_attr", "listmount", "statmount", "memfd_secret", "modify_ldt")),
+    ("other ABIs blocked", ("x32 getpid",)),
+)
+#: Calls probed with arguments the kernel itself would refuse: only SIGSYS or ENOSYS shows they were blocked.
+_KERNEL_WOULD_REFUSE = {"open_tree_attr", "listmount", "statmount", "modify_ldt"}
 
 
 @dataclass(frozen=True)
@@ -70,7 +133,10 @@ def examine() -> list[Protection]:
     )
     try:
         seccomp_policy.filter_bpf()
-        found.append(Protection("seccomp filter built", True, f"{len(seccomp_policy.KILLED)} system calls denied"))
+        allowed = len(seccomp_policy.allowed_calls())
+        found.append(
+            Protection("seccomp filter built", True, f"{allowed} system calls allowed, every other call kills the run")
+        )
     except seccomp_policy.SeccompUnavailable as exc:
         found.append(Protection("seccomp filter built", False, str(exc)))
     found.append(
@@ -105,6 +171,7 @@ def examine() -> list[Protection]:
         ),
         Protection("own pid namespace", max(facts["processes"]) < 10, f"sees pids {facts['processes']}"),
         Protection("no host files", not facts["home_visible"], "/etc and /home are not visible"),
+        *_kernel_surface(facts["kernel"]),
     ]
     if facts["cgroup_procs"] is not None:
         inside = facts["runner_pid"] in facts["cgroup_procs"]
@@ -118,6 +185,30 @@ def examine() -> list[Protection]:
             )
         )
     return found
+
+
+def _kernel_surface(outcomes: dict[str, str]) -> list[Protection]:
+    """One row per host-wide resource or kernel interface the probe tried to reach from inside the run."""
+    found = []
+    for name, calls in KERNEL_SURFACE:
+        blocked = [_blocked(call, outcomes.get(call, "not tried")) for call in calls]
+        detail = ", ".join(f"{call}: {_said(outcomes.get(call, 'not tried'))}" for call in calls)
+        found.append(Protection(name, all(blocked), detail))
+    return found
+
+
+def _blocked(call: str, outcome: str) -> bool:
+    if outcome == "SIGSYS":
+        return True
+    if outcome in ("made", "not tried") or outcome.startswith("SIG"):
+        return False
+    # An ordinary error: a refusal, unless the kernel would have refused the probe's own arguments anyway
+    # (a null pointer, no capability): then only "no such call" says the call was blocked.
+    return call not in _KERNEL_WOULD_REFUSE or outcome == "ENOSYS"
+
+
+def _said(outcome: str) -> str:
+    return {"SIGSYS": "killed by SIGSYS", "made": "succeeded"}.get(outcome, outcome)
 
 
 def _probe() -> dict[str, Any]:

@@ -5,6 +5,7 @@ The jail, when the grader runs as root (a server or a container):
 * new pid, network, IPC, UTS and cgroup namespaces: no network at all, not even loopback;
 * a read-only view of only the Python installation, numpy and the runner, under an empty root;
 * a fresh size-capped tmpfs for ``/tmp`` and ``/dev/shm``, the only writable places;
+* no ptys (an empty read-only ``/dev/pts``) and a seccomp allowlist of system calls;
 * a cleared environment, a new session (no terminal to type into), killed with its parent;
 * a real, unprivileged uid of its own (one per concurrent run, so process limits do not leak
   between runs), no capabilities, ``no_new_privs``;
@@ -450,6 +451,9 @@ def _jail_command(
     command += [
         "--proc", "/proc",
         "--dev", "/dev",
+        # No ptys: every devpts instance's ptys count against the host's kernel.pty.max. An empty
+        # read-only /dev/pts leaves /dev/ptmx (a link to pts/ptmx) dangling, so openpty() fails.
+        "--size", "4096", "--perms", "0555", "--tmpfs", "/dev/pts", "--remount-ro", "/dev/pts",
         "--size", scratch, "--perms", "1777", "--tmpfs", "/tmp",
         "--size", scratch, "--perms", "1777", "--tmpfs", "/dev/shm",
         "--chdir", "/tmp",

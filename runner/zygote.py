@@ -8,12 +8,13 @@ this directory, and holds no secrets.
 Per request (on the control socket named on its command line: four pipe fds by ``SCM_RIGHTS``
 and the run's limits) it forks a *launcher*, which makes new user, mount, pid, network, IPC, UTS and
 cgroup namespaces (mapping only its own uid and gid), mounts a fresh size-capped tmpfs on ``/tmp``
-and ``/dev/shm``, forks the run's *init* (pid 1 of the new pid namespace), hands the grader a
-pidfd for it and waits. The init mounts a read-only ``/proc`` of its own, hides the host ``/proc``
-the kernel needed to allow that, forks the *runner* and reports how the runner ended (wait status,
-CPU time). The runner keeps only its four pipes, sets its rlimits, drops every capability, installs
-the seccomp filter and serves requests with ``runner/main.py``'s loop. Killing the init kills the
-whole namespace. Nothing one run leaves (files, processes, module state) is seen by the next.
+and ``/dev/shm`` and an empty read-only one on ``/dev/pts`` (no ptys), forks the run's *init* (pid 1
+of the new pid namespace), hands the grader a pidfd for it and waits. The init mounts a read-only
+``/proc`` of its own, hides the host ``/proc`` the kernel needed to allow that, forks the *runner*
+and reports how the runner ended (wait status, CPU time). The runner keeps only its four pipes,
+sets its rlimits, drops every capability, installs the seccomp filter and serves requests with
+``runner/main.py``'s loop. Killing the init kills the whole namespace. Nothing one run leaves
+(files, processes, module state) is seen by the next.
 
 Usage: ``python -I -S -B -u zygote.py CONTROL_FD HOST_PROC_DIR [SYS_PATH ...]``
 
@@ -168,6 +169,9 @@ def _launch(control: socket.socket, message: bytes, fds: list[int], host_proc: s
     scratch = int(request["limits"]["scratch"])
     for target in ("/tmp", "/dev/shm"):
         _mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV, f"size={scratch},mode=1777")
+    # No ptys: every devpts instance's ptys count against the host's kernel.pty.max. An empty read-only
+    # /dev/pts leaves /dev/ptmx (a link to pts/ptmx) dangling, so openpty() fails with an ordinary error.
+    _mount("tmpfs", "/dev/pts", "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,mode=0555")
     init = _fork_child(control, fds, lambda: _become_init(control, request, fds, host_proc))
     pidfd = os.pidfd_open(init)
     _send(control, {"started": True}, [pidfd])

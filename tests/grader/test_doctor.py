@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.doctor import examine
+from grader import doctor, seccomp_policy
+from grader.doctor import KERNEL_SURFACE, examine
 
 MLKATA = str(Path(sys.executable).with_name("mlkata"))
 
@@ -30,4 +31,34 @@ def test_doctor_command_lists_protections_and_exits_0() -> None:
     assert run.returncode == 0, run.stdout
     assert "✓ seccomp active (Seccomp mode 2)" in run.stdout
     assert "✓ no network" in run.stdout
+    allowed = len(seccomp_policy.allowed_calls())
+    assert f"✓ seccomp filter built ({allowed} system calls allowed, every other call kills the run)" in run.stdout
     assert run.stdout.rstrip().endswith("Every required protection is active.")
+
+
+def test_the_probe_reaches_no_host_wide_pool_and_no_call_off_the_allowlist() -> None:
+    found = {p.name: p for p in examine()}
+    for name, calls in KERNEL_SURFACE:
+        protection = found[name]
+        assert protection.active and protection.required, protection
+        for call in calls:
+            # Observed: each call was made in a child of the probe, which the filter killed (the probe went on).
+            expected = "openpty: ENOENT" if call == "openpty" else f"{call}: killed by SIGSYS"
+            assert expected in protection.detail, protection
+
+
+@pytest.mark.parametrize(
+    ("call", "outcome", "blocked"),
+    [
+        ("io_setup", "SIGSYS", True),
+        ("io_setup", "made", False),
+        ("io_setup", "EAGAIN", True),  # a refusal of a valid request
+        ("openpty", "ENOENT", True),
+        ("listmount", "EFAULT", False),  # the kernel read the probe's null pointer: the call got through
+        ("open_tree_attr", "EPERM", False),  # the kernel's own capability check: the call got through
+        ("statmount", "ENOSYS", True),
+        ("x32 getpid", "SIGSEGV", False),
+    ],
+)
+def test_what_counts_as_blocked(call: str, outcome: str, blocked: bool) -> None:
+    assert doctor._blocked(call, outcome) is blocked
