@@ -55,7 +55,7 @@ def test_a_reply_of_many_references_to_one_array_costs_the_grader_almost_nothing
     assert grader_cpu < 2.0, f"the grader spent {grader_cpu:.1f} s of CPU on one submission"  # was 41-93 s
 
 
-@pytest.mark.parametrize("keys", [80_000, 1_000_000])
+@pytest.mark.parametrize("keys", [80_000, 200_000])
 def test_a_dict_with_very_many_keys_makes_a_small_result(hostile: GradeHostile, keys: int) -> None:
     graded = hostile("dict_with_many_keys", extra={"__KEYS__": str(keys)})
     result = graded.result
@@ -65,8 +65,9 @@ def test_a_dict_with_very_many_keys_makes_a_small_result(hostile: GradeHostile, 
     failing = result.failing()[0]
     if keys == 80_000:
         assert "… 79,988 more]" in (failing.message or ""), graded.explain()
-    else:  # over what the sandbox can encode in its memory, or what the grader decodes
+    else:  # the structure alone is over what the grader decodes
         assert failing.reason is Reason.UNSUPPORTED_VALUE, graded.explain()
+        assert "message structure of" in (failing.message or "")
 
 
 def _grade_in_child(solution: Path, exercise: Exercise) -> tuple[dict[str, object], int]:
