@@ -97,3 +97,12 @@ def test_a_reply_whose_array_table_views_one_buffer_a_million_times_is_refused_c
     assert f"exceeds the limit of {wire.MAX_REPLY_HEADER_BYTES:,}" in first["message"]
     grown_mib = (bomb_kib - honest_kib) / 1024
     assert grown_mib < 64, f"the grader grew by {grown_mib:.0f} MiB more than for an honest grade"  # was ~700 MiB
+
+
+@pytest.mark.parametrize("warm", [True, False], ids=["warm", "cold"])
+def test_a_runner_broken_from_inside_ends_as_the_solutions_exit(hostile: GradeHostile, warm: bool) -> None:
+    graded = hostile("break_the_runner_loop", warm=warm)
+    first = graded.result.tests[0]
+    assert (first.status, first.reason) == (Status.FAIL, Reason.EXITED), graded.explain()
+    assert "exit code 1" in (first.message or "")
+    assert "RuntimeError: the runner was rewritten" in (first.output or "")
