@@ -75,21 +75,12 @@ def describe(value: Any) -> str:
 
 def _render(value: Any, out: _Text) -> None:
     kind = type(value)
-    if kind is list or kind is tuple:
-        opening, closing = ("[", "]") if kind is list else ("(", ")")
-        _render_items(value, len(value), opening, closing, out, trailing_comma=kind is tuple and len(value) == 1)
+    if kind is list:
+        _render_items(value, len(value), "[", "]", out)
+    elif kind is tuple:
+        _render_items(value, len(value), "(", ",)" if len(value) == 1 else ")", out)
     elif kind is dict:
-        out.add("{")
-        for n, (key, item) in enumerate(value.items()):
-            if out.full:
-                out.add(f"… {len(value) - n:,} more")
-                break
-            if n:
-                out.add(_SEPARATOR)
-            _render(key, out)
-            out.add(": ")
-            _render(item, out)
-        out.add("}")
+        _render_items(value.items(), len(value), "{", "}", out, pairs=True)
     elif kind is np.ndarray:
         out.add(_array_text(value))
     elif kind is str:
@@ -113,8 +104,9 @@ def _array_text(array: np.ndarray) -> str:
 
 
 def _render_items(
-    items: list[Any] | tuple[Any, ...], count: int, opening: str, closing: str, out: _Text, *, trailing_comma: bool
+    items: Iterable[Any], count: int, opening: str, closing: str, out: _Text, *, pairs: bool = False
 ) -> None:
+    """The items of a container (``pairs``: a dict's items) until the room is spent, then how many are left."""
     out.add(opening)
     for n, item in enumerate(items):
         if out.full:
@@ -122,7 +114,9 @@ def _render_items(
             break
         if n:
             out.add(_SEPARATOR)
+        if pairs:
+            key, item = item
+            _render(key, out)
+            out.add(": ")
         _render(item, out)
-    if trailing_comma:
-        out.add(",")
     out.add(closing)
