@@ -1,6 +1,6 @@
 import numpy as np
 
 
-def attend_step(x_t, cache, p):
-    q = x_t @ p["Wq"]
-    return q, {"k": cache["k"] cache["v"]}
+def scale(v, k):
+    factors = np.full(v.shape, k)
+    return np.multiply(v factors)

@@ -1,0 +1,2 @@
+def scale(v, k):
+    return [x * k for x in v.items()]
