@@ -21,17 +21,16 @@ import threading
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager, nullcontext, suppress
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.models import Submission, SubmissionEvent
 from grader.caps import OUTPUT_CHARS, cap_text
+from grader.events import EventType
 
 log = logging.getLogger(__name__)
-
-EventType = Literal["queued", "started", "check", "output", "done"]
 
 #: The largest event kept. The grader already caps every part of a result (grader/caps.py), so this
 #: only guards the database and every stream that replays it against an event nothing else bounded.
@@ -41,17 +40,17 @@ MAX_EVENT_BYTES = 2 << 20
 @dataclass(frozen=True)
 class StoredEvent:
     seq: int
-    type: str
+    type: EventType
     data: dict[str, Any]
 
 
-def bounded_event(type_: str, data: dict[str, Any]) -> dict[str, Any]:
+def bounded_event(type_: EventType, data: dict[str, Any]) -> dict[str, Any]:
     """``data``, or a short stand-in saying it was too large to keep (with its size)."""
     size = len(json.dumps(data, default=str))
     if size <= MAX_EVENT_BYTES:
         return data
     log.error("a %s event of %d bytes was too large to keep", type_, size)
-    if type_ == "output":
+    if type_ == EventType.OUTPUT:
         return {"text": cap_text(str(data.get("text", "")), OUTPUT_CHARS)}
     return {"too_large": True, "bytes": size}
 
@@ -158,11 +157,12 @@ class EventLog:
             numbering = numbering.where(Submission.status == status)
         if attempt is not None:
             numbering = numbering.where(Submission.attempts == attempt)
+        type_ = EventType(type_)  # a name given as a string must be one of them too
         seq = session.execute(numbering).scalar_one_or_none()
         if seq is None:
             return None
         data = bounded_event(type_, data)
-        session.add(SubmissionEvent(submission_id=submission_id, seq=seq, type=type_, data=data))
+        session.add(SubmissionEvent(submission_id=submission_id, seq=seq, type=type_.value, data=data))
         session.info["recorded"].setdefault(submission_id, []).append(StoredEvent(seq=seq, type=type_, data=data))
         return seq
 
@@ -185,14 +185,14 @@ class EventLog:
                 .where(SubmissionEvent.submission_id == submission_id, SubmissionEvent.seq > after)
                 .order_by(SubmissionEvent.seq)
             )
-            return [StoredEvent(seq=row.seq, type=row.type, data=row.data) for row in rows]
+            return [StoredEvent(seq=row.seq, type=EventType(row.type), data=row.data) for row in rows]
 
     def done_seq(self, submission_id: str) -> int | None:
         """The number of the submission's ``done`` event, once it has one."""
         with self._sessions() as session:
             return session.scalar(
                 select(SubmissionEvent.seq).where(
-                    SubmissionEvent.submission_id == submission_id, SubmissionEvent.type == "done"
+                    SubmissionEvent.submission_id == submission_id, SubmissionEvent.type == EventType.DONE.value
                 )
             )
 
@@ -211,7 +211,7 @@ class EventLog:
                 for event in events:
                     yield event
                     after = event.seq
-                    if event.type == "done":
+                    if event.type == EventType.DONE:
                         return
                 with suppress(TimeoutError):
                     await asyncio.wait_for(wake.wait(), timeout=self.poll_seconds)

@@ -24,7 +24,18 @@ from app.events import EventLog
 from app.logs import submission_context
 from app.metrics import Metrics
 from app.models import Progress, Submission, SubmissionStatus, utcnow
-from grader.events import CheckFinished, Finished, OutputProduced, Started
+from grader.events import (
+    CheckData,
+    CheckFinished,
+    DoneData,
+    EventType,
+    Finished,
+    OutputData,
+    OutputProduced,
+    QueuedData,
+    Started,
+    StartedData,
+)
 from grader.exercise import Exercise
 from grader.grading import grade
 from grader.results import GradeResult, Reason, Status
@@ -111,10 +122,10 @@ class GradingJobs:
             exercise = self.exercises.get(claim.slug)
             if exercise is not None:
                 # Sent when a worker starts, before the solution loads, so the page leaves "queued" at once.
+                started = StartedData(checks=[c.title for c in exercise.checks])
                 self.events.add(
-                    session, submission_id, "started", {"checks": [c.title for c in exercise.checks]},
-                    attempt=claim.attempt,
-                )  # fmt: skip
+                    session, submission_id, EventType.STARTED, started.model_dump(mode="json"), attempt=claim.attempt
+                )
         self.metrics.observe_wait(claim.created_at, now)
         try:
             self.on_claimed()
@@ -137,12 +148,11 @@ class GradingJobs:
                 case Started():
                     pass  # already announced when the worker started
                 case CheckFinished(index=index, check=check):
-                    self.events.record(
-                        submission_id, "check", {"index": index, "check": check.for_student().model_dump(mode="json")},
-                        status=_RUNNING, attempt=attempt,
-                    )  # fmt: skip
+                    data = CheckData(index=index, check=check.for_student()).model_dump(mode="json")
+                    self.events.record(submission_id, EventType.CHECK, data, status=_RUNNING, attempt=attempt)
                 case OutputProduced(text=text):
-                    self.events.record(submission_id, "output", {"text": text}, status=_RUNNING, attempt=attempt)
+                    data = OutputData(text=text).model_dump(mode="json")
+                    self.events.record(submission_id, EventType.OUTPUT, data, status=_RUNNING, attempt=attempt)
                 case Finished(result=result):
                     finished = True
                     self.finish(submission_id, result, attempt=attempt)
@@ -188,12 +198,8 @@ class GradingJobs:
                 return False
             if result.status is Status.PASS:
                 _mark_solved(session, row.learner_id, row.exercise, submission_id, now)
-            self.events.add(
-                session,
-                submission_id,
-                "done",
-                {"status": result.status.value, "result": result.for_student().to_json_dict()},
-            )
+            done = DoneData(status=result.status, result=result.for_student())
+            self.events.add(session, submission_id, EventType.DONE, done.model_dump(mode="json"))
         self.metrics.verdicts.labels(status=result.status.value, reason=result.reason.value).inc()
         if result.reason is Reason.INTERNAL_ERROR:
             self.metrics.sandbox_failures.inc()
@@ -237,7 +243,8 @@ class GradingJobs:
                     .execution_options(synchronize_session=False)
                 ).rowcount
                 if count:
-                    self.events.add(session, submission_id, "queued", {"position": None}, status=_QUEUED)
+                    queued = QueuedData(position=None).model_dump(mode="json")
+                    self.events.add(session, submission_id, EventType.QUEUED, queued, status=_QUEUED)
                     released.append(submission_id)
         return released
 

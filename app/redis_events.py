@@ -18,6 +18,7 @@ import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
 from app.events import StoredEvent
+from grader.events import EventType
 
 log = logging.getLogger(__name__)
 
@@ -76,7 +77,7 @@ class RedisEventFeed:
                     break  # a gap inside what Redis returned: the database fills it next time round
                 yield event
                 after = event.seq
-                if event.type == "done":
+                if event.type == EventType.DONE:
                     return
 
     async def _read(self, key: str, after: int, block: int | None) -> list[StoredEvent] | None:
@@ -91,7 +92,8 @@ class RedisEventFeed:
         for _stream, entries in reply or []:
             for entry, fields in entries:
                 seq = int(entry.decode().split("-", 1)[0])
-                events.append(StoredEvent(seq=seq, type=fields[b"type"].decode(), data=json.loads(fields[b"data"])))
+                type_ = EventType(fields[b"type"].decode())
+                events.append(StoredEvent(seq=seq, type=type_, data=json.loads(fields[b"data"])))
         return events
 
     async def aclose(self) -> None:

@@ -26,6 +26,7 @@ from app.jobs import GradingJobs, internal_error
 from app.metrics import Metrics
 from app.models import Submission, SubmissionStatus, utcnow
 from app.redis_queue import RedisQueue
+from grader.events import EventType, QueuedData
 
 log = logging.getLogger(__name__)
 
@@ -91,8 +92,8 @@ class Sweeper:
             if released:
                 log.warning("claim %d ran out (its worker stopped): queued again", attempt, extra=extra)
                 self.metrics.requeued.labels(why="lease_expired").inc()
-                position = self.queue.position(submission_id)
-                self.events.record(submission_id, "queued", {"position": position}, status=_QUEUED)
+                queued = QueuedData(position=self.queue.position(submission_id)).model_dump(mode="json")
+                self.events.record(submission_id, EventType.QUEUED, queued, status=_QUEUED)
                 swept += 1
         return swept
 

@@ -17,6 +17,7 @@ from app.learners import client_key, learner_id
 from app.queue import QueueFull
 from app.services import Services, services
 from app.submissions import RateLimited, public_view
+from grader.events import EventType
 
 router = APIRouter(tags=["submissions"])
 ServicesDep = Annotated[Services, Depends(services)]
@@ -203,7 +204,7 @@ def get_submission(submission_id: str, request: Request, app: ServicesDep) -> Su
     responses={
         204: {"description": "The client has every event already (its Last-Event-ID is the last one)."},
         200: {
-            "description": "Server-sent events: queued, started, check, output, done.",
+            "description": f"Server-sent events: {', '.join(EventType)}.",
             "content": {"text/event-stream": {}},
         },
         **error_responses(400, 404, 422),
