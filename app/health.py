@@ -22,8 +22,7 @@ from sqlalchemy import Engine, text
 from sqlalchemy.exc import SQLAlchemyError
 
 from app.metrics import CONTENT_TYPE, Metrics
-from grader.sandbox import SandboxUnavailable, require_sandbox
-from grader.warm import default_pool
+from grader.sandbox import SandboxUnavailable, require_sandbox, warm_up
 
 log = logging.getLogger(__name__)
 
@@ -45,8 +44,7 @@ class SandboxStatus:
 
         def start() -> None:
             try:
-                pool = default_pool()
-                pool.release(pool.acquire(), healthy=True)
+                warm_up()
                 outcome = "started"
             except Exception as exc:
                 log.exception("the warm sandbox pool did not start")

@@ -18,6 +18,7 @@ from app.events import EventLog
 from app.learners import ensure_learner
 from app.models import Progress, Submission, SubmissionStatus, utcnow
 from app.queue import QueueFull, SubmissionQueue
+from grader.events import EventType, QueuedData
 from grader.results import student_document
 
 log = logging.getLogger(__name__)
@@ -72,7 +73,7 @@ class Submissions:
                 session.add(submission)
                 session.flush()
                 # Recorded before the id is queued, so "queued" always comes before a worker's "started".
-                self.events.add(session, submission.id, "queued", {"position": waiting + 1})
+                self.events.add(session, submission.id, EventType.QUEUED, QueuedData(position=waiting + 1).model_dump())
             try:
                 self.queue.enqueue(submission.id, force=True)
             except RedisError as exc:
@@ -118,7 +119,8 @@ class Submissions:
         with self.events.writing() as session:
             for position, submission_id in enumerate(waiting, start=1):
                 # Only while still waiting: another worker may have started it meanwhile.
-                self.events.add(session, submission_id, "queued", {"position": position}, status="queued")
+                data = QueuedData(position=position).model_dump()
+                self.events.add(session, submission_id, EventType.QUEUED, data, status=SubmissionStatus.QUEUED.value)
 
     def get(self, learner: str, submission_id: str) -> Submission | None:
         """The learner's own submission, or None (also for somebody else's: the same 404 for both)."""

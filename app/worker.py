@@ -15,7 +15,7 @@ from app.logs import configure_logging
 from app.main import build_services
 from app.redis_queue import RedisQueue
 from app.settings import Settings
-from grader.warm import default_pool
+from grader.sandbox import close_pool
 
 log = logging.getLogger(__name__)
 
@@ -70,7 +70,7 @@ def run_worker(
             except RedisError as exc:  # the sweeper queues it again once Redis answers
                 log.warning("queueing again failed: %s", exc, extra={"submission_id": submission_id})
     services.stop(timeout=0)
-    default_pool().close()
+    close_pool()
     if endpoints is not None:
         endpoints.shutdown()
     log.info("worker stopped")

@@ -1,8 +1,11 @@
-"""The check-authoring API: how an exercise's ``checks.py`` declares its checks.
+"""The check-authoring API: everything an exercise's ``checks.py`` imports, from this one module.
 
 A check is a plain function in the trusted process. It receives the student's solution as a
-:class:`~grader.proxy.Student` proxy, calls it like ordinary code and fails with
-:func:`fail` (or one of the helpers in :mod:`grader.expect`)::
+:class:`~grader.proxy.Student` proxy, calls it like ordinary code and fails with :func:`fail` or
+one of the ``expect_*`` helpers, which check the kind of value first, then its shape and dtype,
+and only then closeness (``np.allclose`` would happily broadcast a ``(1,)`` array or a scalar
+against the expected shape); their messages say exactly what differs. Values coming back from a
+solution are plain data (see ``runner/wire.py``): exact Python types and plain numpy arrays::
 
     @check("The worked example from the statement", public=True)
     def worked_example(student: Student) -> None:
@@ -16,14 +19,21 @@ decorator leaves on each function, so importing ``checks.py`` registers nothing 
 from __future__ import annotations
 
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
+from typing import Any, NoReturn, TypeVar
 
-if TYPE_CHECKING:
-    from grader.proxy import Student
+import numpy as np
 
-CheckFunction = Callable[["Student"], None]
+from grader.display import describe, show_keys
+from grader.proxy import Student
+
+__all__ = [
+    "Check", "CheckFailed", "Student", "check", "collect_checks", "describe", "expect_array", "expect_dict",
+    "expect_integer", "expect_sequence", "fail",
+]  # fmt: skip
+
+CheckFunction = Callable[[Student], None]
 F = TypeVar("F", bound=CheckFunction)
 _MARKER = "__mlkata_check__"
 
@@ -80,3 +90,80 @@ def collect_checks(module: types.ModuleType) -> list[Check]:
         title, public, points, hint = marker
         found.append(Check(id=name, title=title, public=public, points=points, hint=hint, function=value))
     return found
+
+
+# --------------------------------------------------------------------------- assertions
+
+DEFAULT_RTOL = 1e-6
+DEFAULT_ATOL = 1e-9
+
+
+def expect_sequence(got: Any, length: int, *, what: str, hint: str | None = None) -> Sequence[Any]:
+    """``got`` must be a tuple or list of ``length`` items."""
+    if not isinstance(got, (tuple, list)):
+        fail(f"{what} should be a tuple of {length} values, got {describe(got)}", hint=hint)
+    if len(got) != length:
+        fail(f"{what} should hold {length} values, got {len(got)}", hint=hint)
+    return got
+
+
+def expect_dict(got: Any, keys: Sequence[str], *, what: str, hint: str | None = None) -> dict[str, Any]:
+    """``got`` must be a dict with exactly ``keys``."""
+    if not isinstance(got, dict):
+        fail(f"{what} should be a dict with keys {list(keys)}, got {describe(got)}", hint=hint)
+    if len(got) != len(keys) or set(got) != set(keys):
+        fail(f"{what} should have the keys {sorted(keys)}, got {show_keys(got, len(got))}", hint=hint)
+    return got
+
+
+def expect_integer(got: Any, expected: int, *, what: str, hint: str | None = None) -> None:
+    """``got`` must be an integer (Python or numpy, not bool or float) equal to ``expected``."""
+    if isinstance(got, bool) or not isinstance(got, (int, np.integer)):
+        fail(f"{what} should be an integer, got {describe(got)}", hint=hint, expected=expected, got=got)
+    if int(got) != expected:
+        fail(f"{what}: expected {expected:,}, got {int(got):,}", hint=hint, expected=expected, got=got)
+
+
+def expect_array(
+    got: Any,
+    expected: Any,
+    *,
+    what: str,
+    rtol: float = DEFAULT_RTOL,
+    atol: float = DEFAULT_ATOL,
+    hint: str | None = None,
+) -> None:
+    """``got`` must be a float array of the expected shape whose values are close to ``expected``."""
+    want = np.asarray(expected, dtype=np.float64)
+    if not isinstance(got, np.ndarray):
+        fail(f"{what} should be a numpy array of shape {want.shape}, got {describe(got)}", hint=hint,
+             expected=want, got=got)  # fmt: skip
+    if got.dtype.kind not in "fiu":
+        fail(f"{what} should hold real numbers, got dtype {got.dtype}", hint=hint, expected=want, got=got)
+    if got.shape != want.shape:
+        fail(f"{what} should have shape {want.shape}, got shape {got.shape}", hint=hint, expected=want, got=got)
+    values = got.astype(np.float64)
+    bad_finite = ~np.isfinite(values) & np.isfinite(want)
+    if bad_finite.any():
+        index = _first(bad_finite)
+        fail(
+            f"{what} holds {values[index]} at index {index} where {want[index]:.6g} was expected "
+            "(inf or nan: an overflow?)",
+            hint=hint, expected=want, got=got,
+        )  # fmt: skip
+    close = np.isclose(values, want, rtol=rtol, atol=atol)
+    if not close.all():
+        index = _first(~close)
+        abs_err = np.abs(values - want)
+        rel_err = abs_err / np.maximum(np.abs(want), np.finfo(np.float64).tiny)
+        fail(
+            f"{what} differs from the expected values: first at index {index} "
+            f"(expected {want[index]:.6g}, got {values[index]:.6g}); "
+            f"{int((~close).sum())} of {close.size} values differ, max absolute error {abs_err.max():.3g}, "
+            f"max relative error {rel_err.max():.3g} (tolerance rtol={rtol:g}, atol={atol:g})",
+            hint=hint, expected=want, got=got,
+        )  # fmt: skip
+
+
+def _first(mask: np.ndarray) -> tuple[int, ...]:
+    return tuple(int(i) for i in np.argwhere(mask)[0])

@@ -11,13 +11,13 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from grader.authoring import Finding, verify_exercise
-from grader.doctor import examine
 from grader.exercise import Exercise, ExerciseError, load_exercise, load_exercises
 from grader.grading import grade
-from grader.junit import Case, cases_from_result, to_junit_xml
+from grader.reports.junit import Case, cases_from_result, to_junit_xml
+from grader.reports.text import print_result
 from grader.results import GradeResult, Reason, Status
-from grader.sandbox import SandboxUnavailable, require_sandbox
+from grader.sandbox import SandboxUnavailable, examine, require_sandbox
+from grader.verify import Finding, verify_exercise
 
 EXIT_PASS, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 DEFAULT_EXERCISES = Path(__file__).resolve().parent.parent / "exercises"
@@ -99,38 +99,6 @@ def _exit_code(result: GradeResult) -> int:
     if result.status is Status.ERROR and result.reason is Reason.INTERNAL_ERROR:
         return EXIT_USAGE  # the grader could not do its job: not the solution's failure
     return EXIT_FAIL
-
-
-def print_result(result: GradeResult, console: Console) -> None:
-    """The human report: a line per check, the output, a summary."""
-    if result.output:
-        console.print("[dim]output while loading:[/]")
-        console.print(escape(result.output.rstrip()))
-    for test in result.tests:
-        mark = "[green]✓[/]" if test.status is Status.PASS else "[red]✗[/]"
-        console.print(f"{mark} {escape(test.name)}")
-        if test.message:
-            console.print("    " + escape(test.message).replace("\n", "\n    "))
-        if test.hint:
-            console.print(f"    [yellow]hint:[/] {escape(test.hint)}")
-        for key, value in (test.details or {}).items():
-            console.print(f"    [dim]{key}:[/] {escape(value)}")
-        if test.output:
-            console.print("    [dim]output:[/] " + escape(test.output.rstrip()).replace("\n", "\n    "))
-        elif test.hidden_output:
-            # The command line is the instructor's view: a hidden check's output is shown, and said to be hidden.
-            text = escape(test.hidden_output.rstrip()).replace("\n", "\n    ")
-            console.print("    [dim]output (hidden check: students see only the line count):[/] " + text)
-    passed = sum(t.status is Status.PASS for t in result.tests)
-    colour = {"pass": "green", "fail": "red", "error": "red"}[result.status.value]
-    summary = result.message or ""
-    if result.tests:
-        summary = f"{passed}/{len(result.tests)} checks passed"
-    console.print(
-        f"[bold {colour}]{result.status.value.upper()}[/] {escape(summary)} · {result.duration_ms / 1000:.2f} s"
-    )
-    if not result.tests and result.message:
-        console.print(escape(result.message))
 
 
 @app.command("check")

@@ -11,9 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from grader.limits import Limits
-from grader.sandbox import Ending, RunnerDied
-from grader.warm import start_runner
-from runner import wire
+from grader.sandbox import Ending, Run, RunnerDied, start_runner
+from runner import protocol, wire
 
 
 @dataclass(frozen=True)
@@ -64,14 +63,14 @@ class SolutionSession:
 
     def __init__(self, limits: Limits, *, jailed: bool, deadline: float, warm: bool = True) -> None:
         self.deadline = deadline
-        self.process = start_runner(limits, jailed=jailed, warm=warm)
+        self.run: Run = start_runner(limits, jailed=jailed, warm=warm)
         self.alive = True
 
     def load(self, source: str, functions: list[str]) -> dict[str, Any]:
         """Load the solution; return what the runner saw of each expected function."""
-        reply = self._exchange({"op": "load", "source": source, "functions": functions})
-        if "syntax_error" in reply:
-            info = _expect_dict(reply["syntax_error"])
+        reply = self._exchange(protocol.load(source, functions))
+        if reply.keys() == protocol.SYNTAX_ERROR:
+            info = self._dict_field(reply["syntax_error"])
             raise SolutionSyntaxError(
                 type=_text(info.get("type")),
                 message=_text(info.get("message")),
@@ -79,17 +78,17 @@ class SolutionSession:
                 column=_int(info.get("column")),
                 text=_text(info.get("text")),
             )
-        if reply.get("ok") is True and isinstance(reply.get("functions"), dict):
+        if reply.keys() == protocol.LOADED and reply["ok"] is True and isinstance(reply["functions"], dict):
             return reply["functions"]
-        raise RunnerDied(Ending.MALFORMED_REPLY, detail="unexpected reply to load")
+        raise self._malformed("unexpected reply to load")
 
     def call(self, function: str, args: list[Any]) -> CallReply:
-        reply = self._exchange({"op": "call", "function": function, "args": args})
-        if reply.keys() == {"ok", "value"} and reply["ok"] is True:
+        reply = self._exchange(protocol.call(function, args))
+        if reply.keys() == protocol.VALUE and reply["ok"] is True:
             return CallReply(reply["value"])
-        if reply.keys() == {"unencodable"}:
+        if reply.keys() == protocol.UNENCODABLE:
             raise UnsupportedValue(_text(reply["unencodable"]))
-        raise RunnerDied(Ending.MALFORMED_REPLY, detail="unexpected reply to call")
+        raise self._malformed("unexpected reply to call")
 
     def call_each(self, function: str, args_list: list[list[Any]]) -> list[Any]:
         """Calls in one crossing, in order. If one raises, :class:`SolutionRaised` says which.
@@ -97,35 +96,35 @@ class SolutionSession:
         An object passed to several calls is one object in the sandbox too, as it would be for a
         Python caller: a call that changes it in place changes what the later calls see.
         """
-        reply = self._exchange({"op": "call_each", "function": function, "args_list": args_list})
+        reply = self._exchange(protocol.call_each(function, args_list))
         values = reply.get("values")
-        well_formed = reply.keys() == {"ok", "values"} and reply["ok"] is True and type(values) is list
+        well_formed = reply.keys() == protocol.VALUES and reply["ok"] is True and type(values) is list
         if well_formed and len(values) == len(args_list):
             return values
-        if reply.keys() == {"unencodable"}:
+        if reply.keys() == protocol.UNENCODABLE:
             raise UnsupportedValue(_text(reply["unencodable"]))
-        raise RunnerDied(Ending.MALFORMED_REPLY, detail="unexpected reply to call_each")
+        raise self._malformed("unexpected reply to call_each")
 
     def _exchange(self, request: dict[str, Any]) -> dict[str, Any]:
         if not self.alive:
             raise RuntimeError("the runner has stopped")
         try:
-            body = self.process.exchange(wire.encode(request, share=True), self.deadline)
+            body = self.run.exchange(wire.encode(request, share=True), self.deadline)
             try:
                 # The body is a bytearray of its own: the reply's arrays are decoded in place, not copied.
                 reply = wire.decode(body, max_header=wire.MAX_REPLY_HEADER_BYTES)
             except wire.WireError as exc:
-                self.process.kill()
+                self.run.kill()
                 raise RunnerDied(Ending.MALFORMED_REPLY, detail=str(exc)) from None
         except RunnerDied:
             self.alive = False
             raise
         if not isinstance(reply, dict):
-            raise RunnerDied(Ending.MALFORMED_REPLY, detail="the reply is not a message")
+            raise self._malformed("the reply is not a message")
         if "raised" in reply:
-            if not reply.keys() <= {"raised", "index", "values"}:
-                raise RunnerDied(Ending.MALFORMED_REPLY, detail="unexpected reply")
-            info = _expect_dict(reply["raised"])
+            if reply.keys() not in (protocol.RAISED, protocol.RAISED_IN_BATCH):
+                raise self._malformed("unexpected reply")
+            info = self._dict_field(reply["raised"])
             raise SolutionRaised(
                 type=_text(info.get("type")),
                 message=_text(info.get("message")),
@@ -135,9 +134,20 @@ class SolutionSession:
             )
         return reply
 
+    def _malformed(self, detail: str) -> RunnerDied:
+        """A reply of no shape the protocol knows: the runner was rewritten. It is ended, never trusted again."""
+        self.run.kill()
+        self.alive = False
+        return RunnerDied(Ending.MALFORMED_REPLY, detail=detail)
+
+    def _dict_field(self, value: Any) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise self._malformed("a reply field has the wrong form")
+        return value
+
     def take_output(self) -> str:
-        self.process.drain_output(0.0 if self.alive else 0.05)
-        return self.process.output.take_new()
+        self.run.drain_output(0.0 if self.alive else 0.05)
+        return self.run.output.take_new()
 
     def seconds_left(self) -> float:
         return self.deadline - time.monotonic()
@@ -146,15 +156,9 @@ class SolutionSession:
         """Stop the runner; with ``wait=False`` only its killing is waited for, not its tidying up."""
         self.alive = False
         if wait:
-            self.process.close()
+            self.run.close()
         else:
-            self.process.close_soon()
-
-
-def _expect_dict(value: Any) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise RunnerDied(Ending.MALFORMED_REPLY, detail="a reply field has the wrong form")
-    return value
+            self.run.close_soon()
 
 
 def _text(value: Any, limit: int = 4000) -> str:

@@ -1,0 +1,1 @@
+"""What runs inside the sandbox, next to the student's code: the runner, the zygote, the wire format and protocol."""

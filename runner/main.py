@@ -21,13 +21,17 @@ import traceback
 import types
 from typing import Any
 
+# The folder holding the ``runner`` package: ``python -I`` leaves the script's own off ``sys.path``.
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from runner import protocol  # standard library only: it need not wait for numpy's directory, as wire does
+
 SOLUTION_FILENAME = "solution.py"
 _MAX_TRACEBACK_FRAMES = 20
 
 
 def main(argv: list[str]) -> int:
     request_fd, reply_fd, max_request = int(argv[1]), int(argv[2]), int(argv[3])
-    sys.path[:0] = [os.path.dirname(os.path.abspath(__file__)), *argv[4:]]
+    sys.path[:0] = argv[4:]  # numpy's directory
     for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[name] = "1"
     import numpy  # noqa: F401  (loaded before the solution, so its cost is not the student's)
@@ -38,14 +42,14 @@ def main(argv: list[str]) -> int:
 def serve(request_fd: int, reply_fd: int, max_request: int) -> int:
     """Answer requests until the request pipe closes; return the exit code.
 
-    The caller has put this directory on ``sys.path`` and imported numpy (``runner/zygote.py``
+    The caller has put numpy's directory on ``sys.path`` and imported numpy (``runner/zygote.py``
     calls this in each freshly forked child).
     """
-    import wire
+    from runner import wire
 
     # Tell the grader the sandbox is up before any student code exists: a failure before this
     # point is the host's problem, never the solution's.
-    wire.write_frame(reply_fd, wire.encode({"ready": True}))
+    wire.write_frame(reply_fd, wire.encode(protocol.READY))
     module: types.ModuleType | None = None
     runner_pid = os.getpid()
     while True:
@@ -53,14 +57,15 @@ def serve(request_fd: int, reply_fd: int, max_request: int) -> int:
         if body is None:
             return 0
         request = wire.decode(body, shared=True)
-        if request["op"] == "load":
+        op = request["op"]
+        if op == protocol.Op.LOAD:
             module, reply = _load(request["source"], request["functions"])
-        elif request["op"] == "call" and module is not None:
+        elif op == protocol.Op.CALL and module is not None:
             reply = _call(module, request["function"], request["args"])
-        elif request["op"] == "call_each" and module is not None:
+        elif op == protocol.Op.CALL_EACH and module is not None:
             reply = _call_each(module, request["function"], request["args_list"])
         else:
-            reply = {"protocol_error": f"unexpected request {request['op']!r}"}
+            reply = protocol.protocol_error(f"unexpected request {op!r}")
         _flush_output()
         if os.getpid() != runner_pid:
             # A process the solution forked came back here: only the runner itself answers.
@@ -68,9 +73,10 @@ def serve(request_fd: int, reply_fd: int, max_request: int) -> int:
         try:
             parts = wire.encode_parts(reply)
         except wire.WireError as exc:
-            parts = wire.encode_parts({"unencodable": str(exc)})
+            parts = wire.encode_parts(protocol.unencodable(str(exc)))
         except MemoryError:
-            parts = wire.encode_parts({"unencodable": "the value is too large to send (out of memory encoding it)"})
+            reason = "the value is too large to send (out of memory encoding it)"
+            parts = wire.encode_parts(protocol.unencodable(reason))
         wire.write_parts(reply_fd, parts)
 
 
@@ -79,23 +85,16 @@ def _load(source: str, functions: list[str]) -> tuple[types.ModuleType | None, d
     try:
         code = compile(source, SOLUTION_FILENAME, "exec", dont_inherit=True)
     except SyntaxError as exc:
-        return None, {
-            "syntax_error": {
-                "type": type(exc).__name__,
-                "message": str(exc.msg),
-                "line": exc.lineno,
-                "column": exc.offset,
-                "text": (exc.text or "").rstrip("\n")[:500],
-            }
-        }
+        text = (exc.text or "").rstrip("\n")[:500]
+        return None, protocol.syntax_error(type(exc).__name__, str(exc.msg), exc.lineno, exc.offset, text)
     module = types.ModuleType("solution")
     module.__file__ = SOLUTION_FILENAME
     sys.modules["solution"] = module
     try:
         exec(code, module.__dict__)  # noqa: S102  (running the solution is this program's job)
     except BaseException as exc:  # noqa: BLE001  (SystemExit too: a solution must not exit)
-        return None, {"raised": _describe_exception(exc)}
-    return module, {"ok": True, "functions": {name: _describe_function(module, name) for name in functions}}
+        return None, protocol.raised(_describe_exception(exc))
+    return module, protocol.loaded({name: _describe_function(module, name) for name in functions})
 
 
 def _describe_function(module: types.ModuleType, name: str) -> dict[str, Any] | None:
@@ -117,30 +116,24 @@ def _describe_function(module: types.ModuleType, name: str) -> dict[str, Any] | 
 def _call(module: types.ModuleType, name: str, args: list[Any]) -> dict[str, Any]:
     function = module.__dict__.get(name)
     if not callable(function):
-        return {
-            "raised": {
-                "type": "AttributeError",
-                "message": f"solution.py has no function {name}",
-                "line": None,
-                "traceback": "",
-            }
-        }
+        missing = {"type": "AttributeError", "message": f"solution.py has no function {name}", "line": None}
+        return protocol.raised({**missing, "traceback": ""})
     try:
-        value = function(*args)
+        answer = function(*args)
     except BaseException as exc:  # noqa: BLE001
-        return {"raised": _describe_exception(exc)}
-    return {"ok": True, "value": value}
+        return protocol.raised(_describe_exception(exc))
+    return protocol.value(answer)
 
 
 def _call_each(module: types.ModuleType, name: str, args_list: list[list[Any]]) -> dict[str, Any]:
     """Several calls in one crossing, in order; stop at the first that raises."""
-    values: list[Any] = []
+    answers: list[Any] = []
     for args in args_list:
         reply = _call(module, name, args)
         if "raised" in reply:
-            return {"raised": reply["raised"], "index": len(values), "values": values}
-        values.append(reply["value"])
-    return {"ok": True, "values": values}
+            return protocol.raised(reply["raised"], len(answers), answers)
+        answers.append(reply["value"])
+    return protocol.values(answers)
 
 
 def _describe_exception(exc: BaseException) -> dict[str, Any]:

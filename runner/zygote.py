@@ -1,6 +1,6 @@
 """The zygote: a long-lived, sandboxed process with numpy loaded that forks one fresh run per submission.
 
-It is started by ``grader/warm.py`` inside the same bubblewrap jail as a cold runner (read-only
+It is started by ``grader/sandbox/zygote.py`` inside the same bubblewrap jail as a cold runner (read-only
 Python, numpy and runner; no network; cleared environment; an unprivileged uid; no capabilities;
 ``no_new_privs``). It never runs student code itself: it has read nothing but Python, numpy and
 this directory, and holds no secrets.
@@ -90,17 +90,17 @@ def _send(control: socket.socket, message: dict[str, Any], fds: list[int] | tupl
 
 def main(argv: list[str]) -> int:
     control_fd, host_proc = int(argv[1]), argv[2]
-    here = os.path.dirname(os.path.abspath(__file__))
-    sys.path[:0] = [here, *argv[3:]]
+    # The folder holding the ``runner`` package, and numpy's.
+    sys.path[:0] = [os.path.dirname(os.path.dirname(os.path.abspath(__file__))), *argv[3:]]
     # One thread only: a multi-threaded process cannot unshare a user namespace.
     for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[name] = "1"
-    import main as runner_main  # noqa: F401  (the run loop, loaded once for every child)
-
     # The point of the zygote: children start with numpy loaded. numpy.random too: numpy loads it
     # lazily, and every run reseeds it (importing it cost each run 10 ms).
     import numpy.random  # noqa: F401
-    import wire  # noqa: F401
+
+    from runner import main as runner_main  # noqa: F401  (the run loop, loaded once for every child)
+    from runner import wire  # noqa: F401
 
     # Children would otherwise copy (on write) and re-scan everything loaded so far at each collection.
     gc.freeze()
@@ -217,7 +217,7 @@ def _become_runner(control: socket.socket, request: dict[str, Any], fds: list[in
 
     numpy.random.seed()  # children of one zygote would otherwise share the legacy global RNG state
     _drop_privileges(request.get("seccomp"))
-    import main as runner_main
+    from runner import main as runner_main
 
     try:
         return runner_main.serve(REQUEST_FD, REPLY_FD, int(request["max_request"]))

@@ -41,7 +41,7 @@ plus = "Use the + operator."
 
 ADDER_CHECKS = """\
 from grader.checks import check
-from grader.expect import expect_integer
+from grader.checks import expect_integer
 
 
 @check("Adds small numbers", public=True, hint="plus")

@@ -12,9 +12,17 @@ from typing import Any
 
 import numpy as np
 
-from grader.checks import CheckFailed, check, fail
-from grader.expect import describe, expect_array, expect_dict, expect_integer, expect_sequence
-from grader.proxy import Student
+from grader.checks import (
+    CheckFailed,
+    Student,
+    check,
+    describe,
+    expect_array,
+    expect_dict,
+    expect_integer,
+    expect_sequence,
+    fail,
+)
 
 Params = dict[str, np.ndarray]
 

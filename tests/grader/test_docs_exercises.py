@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from grader.cgroups import HEADROOM_MB, memory_limit_mb, pids_limit
 from grader.exercise import ExerciseConfig, FunctionSpec, MutantSpec
 from grader.limits import Limits
+from grader.sandbox.policy import HEADROOM_MB, memory_limit_mb, pids_limit
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs" / "exercises.md"

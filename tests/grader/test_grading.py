@@ -221,7 +221,7 @@ def later(student):
     assert later.reason is Reason.NOT_RUN
 
 
-ADDER_CHECKS_HEADER = "from grader.checks import check\nfrom grader.expect import expect_integer\n"
+ADDER_CHECKS_HEADER = "from grader.checks import check, expect_integer\n"
 
 
 def test_events_arrive_in_order_as_checks_finish(adder: Exercise) -> None:
@@ -266,7 +266,7 @@ def test_trusted_mode_gives_the_same_verdicts_without_the_sandbox(kv_exercise: E
 
 BATCH_CHECKS = """\
 from grader.checks import check
-from grader.expect import expect_integer
+from grader.checks import expect_integer
 
 
 @check("Adds many pairs in one crossing", public=True)

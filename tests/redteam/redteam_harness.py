@@ -19,12 +19,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader import cgroups
+from grader import sandbox
 from grader.exercise import Exercise, load_exercise
 from grader.grading import grade
 from grader.results import GradeResult, Reason
-from grader.sandbox_uids import FIRST_UID, SLOT_COUNT
-from grader.warm import default_pool
+from grader.sandbox import cgroups
+from grader.sandbox.uids import FIRST_UID, SLOT_COUNT
 
 HERE = Path(__file__).resolve().parent
 SUBMISSIONS = HERE / "submissions"
@@ -161,8 +161,8 @@ def assert_no_run_cgroup_left() -> None:
     found = cgroups.status()
     if isinstance(found, cgroups.Host):
         pattern = f"{cgroups.PREFIX}-{os.getpid()}-*"
-        assert default_pool().settle(), "runs were still being tidied up or started"
-        spares = default_pool().spares.cgroup_dirs()
+        assert sandbox.settle(), "runs were still being tidied up or started"
+        spares = sandbox.spare_cgroup_dirs()
         left = [str(p) for parent in found.parents.values() for p in parent.glob(pattern) if str(p) not in spares]
         assert left == [], f"run cgroups left behind: {left}"
 
@@ -209,8 +209,8 @@ def leftover_sandbox_processes() -> list[str]:
     expected to stay; every process of a run lives in a pid namespace nested below its zygote's.
     """
     me = os.getpid()
-    assert default_pool().settle(), "runs were still being tidied up or started"
-    spares = default_pool().spares.process_ids()
+    assert sandbox.settle(), "runs were still being tidied up or started"
+    spares = sandbox.spare_process_ids()
     found = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 from redteam_harness import Graded, GradeHostile
 
-from grader import seccomp_policy
 from grader.results import Reason, Status
+from grader.sandbox import seccomp
 
 pytestmark = pytest.mark.redteam
 
@@ -186,16 +186,16 @@ DENIED_BY_CONSTRUCTION = (
 
 
 def test_the_allowlist_names_no_host_wide_pool_and_no_administration_call() -> None:
-    allowed = set(seccomp_policy.allowed_calls())
+    allowed = set(seccomp.allowed_calls())
     assert allowed.isdisjoint(DENIED_BY_CONSTRUCTION), sorted(allowed & set(DENIED_BY_CONSTRUCTION))
-    assert allowed.isdisjoint(seccomp_policy.DENIED_WITH_EPERM + seccomp_policy.DENIED_WITH_ENOSYS)
-    groups = list(seccomp_policy.ALLOWED.values())
+    assert allowed.isdisjoint(seccomp.DENIED_WITH_EPERM + seccomp.DENIED_WITH_ENOSYS)
+    groups = list(seccomp.ALLOWED.values())
     assert sum(len(g) for g in groups) == len({c for g in groups for c in g}), "a call is in two groups"
 
 
 @pytest.mark.parametrize("excluded", [{0x5412, 0x541C}, {0}, {0xFFFFFFFF}, {1, 2, 3}])
 def test_the_ioctl_rules_match_every_request_but_the_excluded_ones(excluded: set[int]) -> None:
-    rules = seccomp_policy.words_except(excluded)
+    rules = seccomp.words_except(excluded)
     near = {w ^ (1 << bit) for w in excluded for bit in range(32)} | {0, 1, 0x5401, 0x5451, 0xFFFFFFFF, 0x80000000}
     for word in near | excluded:
         matched = sum(word & mask == value for mask, value in rules)

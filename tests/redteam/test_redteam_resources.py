@@ -12,8 +12,8 @@ import pytest
 from redteam_harness import REPO as REPO_ROOT
 from redteam_harness import GradeHostile
 
-from grader import cgroups
 from grader.results import Reason, Status
+from grader.sandbox import cgroups
 
 pytestmark = pytest.mark.redteam
 
@@ -133,7 +133,7 @@ def test_writing_outside_scratch_is_denied(hostile: GradeHostile) -> None:
     # Only paths under /tmp can be written: the sandbox's own tmpfs (the exercise copy lives under
     # the host's /tmp, so its path exists there too). The harness checked the host's copy is unchanged.
     assert all(line.startswith("WROTE /tmp/") for line in wrote), wrote
-    targets = ["/etc/passwd", "/opt/mlkata/runner/wire.py", "/proc/sys/kernel/core_pattern"]
+    targets = ["/etc/passwd", "/opt/mlkata/lib/runner/wire/__init__.py", "/proc/sys/kernel/core_pattern"]
     if not REPO_ROOT.is_relative_to("/tmp"):
         # A checkout under /tmp sits below the sandbox's own tmpfs, where writing is allowed and vanishes.
         targets.append(str(REPO_ROOT))

@@ -37,6 +37,7 @@ def test_a_runner_patched_from_inside_cannot_turn_a_known_wrong_solution_into_a_
     wrong = exercise.mutant_paths()[mutant].read_bytes()
     source = wrong + b"\n\n" + read_submission("forge_arguments_after_call")
     graded = grade_hostile("forge_arguments_after_call", exercise, host_secrets, source=source, warm=warm)
+    assert "._call" in (graded.result.output or ""), "the forgery found no runner to patch"
     assert graded.result.status is not Status.PASS, graded.explain()
     if mutant == "mutates-input":
         # The check that caught it before the forgery still catches it, on the evidence of outputs alone.

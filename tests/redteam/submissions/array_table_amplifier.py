@@ -16,7 +16,7 @@ def _amplified_frame() -> bytes:
 
 
 def _replace_replies() -> None:
-    wire = _sys.modules["wire"]
+    wire = _sys.modules["runner.wire"]
     frame = _amplified_frame()
     original = wire.write_parts
 

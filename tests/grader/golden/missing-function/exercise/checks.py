@@ -1,7 +1,6 @@
 import numpy as np
 
-from grader.checks import check
-from grader.expect import expect_array
+from grader.checks import check, expect_array
 
 
 @check("Scales a vector", public=True)

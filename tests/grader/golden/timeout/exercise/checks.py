@@ -1,5 +1,4 @@
-from grader.checks import check
-from grader.expect import expect_integer
+from grader.checks import check, expect_integer
 
 
 @check("Adds small numbers", public=True, hint="plus")

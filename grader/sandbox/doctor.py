@@ -14,10 +14,13 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from grader import cgroups, seccomp_policy
 from grader.limits import Limits
-from grader.sandbox import SandboxUnavailable, bwrap_path
-from grader.session import SolutionSession
+from grader.sandbox import cgroups, seccomp
+from grader.sandbox.bwrap import bwrap_path
+from grader.sandbox.endings import RunnerDied, SandboxUnavailable
+from grader.sandbox.policy import memory_limit_mb, pids_limit
+from grader.sandbox.runs import Run, start_runner
+from runner import protocol, wire
 
 PROBE_SOURCE = """
 import ctypes, errno, os, signal, socket
@@ -132,12 +135,12 @@ def examine() -> list[Protection]:
         )
     )
     try:
-        seccomp_policy.filter_bpf()
-        allowed = len(seccomp_policy.allowed_calls())
+        seccomp.filter_bpf()
+        allowed = len(seccomp.allowed_calls())
         found.append(
             Protection("seccomp filter built", True, f"{allowed} system calls allowed, every other call kills the run")
         )
-    except seccomp_policy.SeccompUnavailable as exc:
+    except seccomp.SeccompUnavailable as exc:
         found.append(Protection("seccomp filter built", False, str(exc)))
     found.append(
         Protection("rlimits (memory, CPU, processes, file size)", shutil.which("prlimit") is not None, "prlimit")
@@ -212,17 +215,31 @@ def _said(outcome: str) -> str:
 
 
 def _probe() -> dict[str, Any]:
-    session = SolutionSession(Limits(), jailed=True, deadline=time.monotonic() + 10)
+    """Run the probe in a real run, as a solution: load it, call it, and look at the run from the host."""
+    run = start_runner(Limits(), jailed=True)
+    deadline = time.monotonic() + 10
     try:
-        session.load(PROBE_SOURCE, ["probe"])
-        facts = session.call("probe", []).value
+        loaded = _ask(run, protocol.load(PROBE_SOURCE, ["probe"]), deadline)
+        answer = _ask(run, protocol.call("probe", []), deadline) if loaded.keys() == protocol.LOADED else loaded
+        if answer.keys() != protocol.VALUE or not isinstance(answer["value"], dict):
+            raise RuntimeError(f"the probe did not run: {answer}")
+        facts: dict[str, Any] = answer["value"]
         # Observed from the host: the run's cgroup (None on the fallback) and who is in it.
-        run = getattr(session.process, "_cgroup", None)
-        facts["cgroup_procs"] = sorted(run.procs()) if run is not None else None
-        facts["runner_pid"] = session.process.pid
+        facts["cgroup_procs"] = sorted(run.cgroup.procs()) if run.cgroup is not None else None
+        facts["runner_pid"] = run.pid
         return facts
     finally:
-        session.close()
+        run.close()
+
+
+def _ask(run: Run, request: dict[str, Any], deadline: float) -> dict[str, Any]:
+    try:
+        reply = wire.decode(run.exchange(wire.encode(request, share=True), deadline))
+    except RunnerDied as died:
+        raise RuntimeError(f"the probe's run ended: {died.ending.value} {died.detail}".strip()) from None
+    if not isinstance(reply, dict):
+        raise RuntimeError("the probe's run answered something else than a message")
+    return reply
 
 
 def _version(path: str) -> str:
@@ -249,8 +266,8 @@ def _cgroup_protections() -> list[Protection]:
         Protection(
             name,
             True,
-            f"{found.describe()}: memory {cgroups.memory_limit_mb(limits)} MB for the whole run by default "
-            f"(no swap), pids.max {cgroups.pids_limit(limits)}, a CPU share per run, OOM kills reported exactly, "
+            f"{found.describe()}: memory {memory_limit_mb(limits)} MB for the whole run by default "
+            f"(no swap), pids.max {pids_limit(limits)}, a CPU share per run, OOM kills reported exactly, "
             f"{'cgroup.kill' if found.version == 2 else 'freezer'} kill on timeout",
         )
     ]

@@ -31,7 +31,7 @@ def cases_from_result(result: GradeResult, classname: str) -> list[Case]:
             seconds=test.duration_ms / 1000,
             failure=test.message if test.status is Status.FAIL else None,
             error=test.message if test.status is Status.ERROR else None,
-            output=test.output,
+            output=test.output or test.hidden_output,  # a report for instructors and CI: everything printed
         )
         for test in result.tests
     ]

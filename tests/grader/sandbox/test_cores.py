@@ -6,7 +6,7 @@ import os
 import threading
 from collections.abc import Callable
 
-from grader.cores import CoreAssignment
+from grader.sandbox.cores import CoreAssignment
 
 
 def _in_a_thread(work: Callable[[], object]) -> None:

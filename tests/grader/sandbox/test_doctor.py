@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from grader import doctor, seccomp_policy
-from grader.doctor import KERNEL_SURFACE, examine
+from grader.sandbox import doctor, seccomp
+from grader.sandbox.doctor import KERNEL_SURFACE, examine
 
 MLKATA = str(Path(sys.executable).with_name("mlkata"))
 
@@ -31,7 +31,7 @@ def test_doctor_command_lists_protections_and_exits_0() -> None:
     assert run.returncode == 0, run.stdout
     assert "✓ seccomp active (Seccomp mode 2)" in run.stdout
     assert "✓ no network" in run.stdout
-    allowed = len(seccomp_policy.allowed_calls())
+    allowed = len(seccomp.allowed_calls())
     assert f"✓ seccomp filter built ({allowed} system calls allowed, every other call kills the run)" in run.stdout
     assert run.stdout.rstrip().endswith("Every required protection is active.")
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from grader.checks import CheckFailed
-from grader.expect import expect_array, expect_dict, expect_integer, expect_sequence
+from grader.checks import CheckFailed, expect_array, expect_dict, expect_integer, expect_sequence
 
 
 def message_of(call, *args, **kwargs) -> str:  # type: ignore[no-untyped-def]

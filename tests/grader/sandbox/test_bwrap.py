@@ -1,4 +1,4 @@
-"""The sandbox boundary, observed from inside a real bubblewrap run (cold start and warm zygote fork)."""
+"""The jail bubblewrap makes, observed from inside a real run (cold start and warm zygote fork)."""
 
 from __future__ import annotations
 
@@ -11,12 +11,15 @@ from typing import Any
 import pytest
 
 from grader.limits import Limits
-from grader.sandbox import Ending, RunnerDied, RunnerProcess, bwrap_path
-from grader.sandbox_uids import FIRST_UID, SLOT_COUNT
-from runner import wire
+from grader.sandbox import Ending, Run, RunnerDied, bwrap_path
+from grader.sandbox.cold import ColdRun
+from grader.sandbox.runs import default_pool
+from grader.sandbox.uids import FIRST_UID, SLOT_COUNT
+from grader.sandbox.warm import WarmRun
+from runner import protocol, wire
 from tests.redteam.redteam_harness import leftover_sandbox_processes
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 LIMITS = Limits(time_seconds=5, memory_mb=256, scratch_mb=16)
 SANDBOX_UIDS = range(FIRST_UID, FIRST_UID + SLOT_COUNT)
 
@@ -51,11 +54,11 @@ def facts(repo, secret_name):
         "env": dict(os.environ), "secret_in_env": secret_name in os.environ,
         "socket": _try(lambda: socket.socket().connect(("127.0.0.1", 5432))),
         "interfaces": [line.split(":")[0].strip() for line in open("/proc/net/dev").read().splitlines()[2:]],
-        "root": sorted(os.listdir("/")), "runner": sorted(os.listdir("/opt/mlkata/runner")),
+        "root": sorted(os.listdir("/")), "runner": sorted(os.listdir("/opt/mlkata/lib/runner")),
         "repo_visible": os.path.exists(repo), "etc_visible": os.path.exists("/etc/passwd"),
         "pids": sorted(int(p) for p in os.listdir("/proc") if p.isdigit()),
         "write_usr": _try(lambda: _write("/usr/evil")), "write_root": _try(lambda: _write("/evil")),
-        "write_runner": _try(lambda: _write("/opt/mlkata/runner/main.py")),
+        "write_runner": _try(lambda: _write("/opt/mlkata/lib/runner/main.py")),
         "write_tmp": _try(lambda: _write("/tmp/small")),
         "fill_tmp": _try(lambda: _write("/tmp/big", 20)), "fill_shm": _try(lambda: _write("/dev/shm/big", 20)),
         "tmp_bytes": tmp.f_blocks * tmp.f_frsize, "shm_bytes": shm.f_blocks * shm.f_frsize,
@@ -81,25 +84,19 @@ def sleep():
 """
 
 
-def _warm(limits: Limits) -> RunnerProcess:
-    from grader.warm import WarmRunnerProcess
-
-    return WarmRunnerProcess(limits)
-
-
-STARTERS: dict[str, Callable[[Limits], RunnerProcess]] = {
-    "cold": lambda limits: RunnerProcess(limits, jailed=True),
-    "warm": _warm,
+STARTERS: dict[str, Callable[[Limits], Run]] = {
+    "cold": lambda limits: ColdRun(limits, jailed=True),
+    "warm": lambda limits: WarmRun(limits, pool=default_pool()),
 }
 
 
 class Jail:
     """A runner in the sandbox with :data:`PROBE` loaded, spoken to over the wire protocol."""
 
-    def __init__(self, process: RunnerProcess) -> None:
+    def __init__(self, process: Run) -> None:
         self.process = process
-        reply = self.ask({"op": "load", "source": PROBE, "functions": ["facts", "daemon", "sleep"]})
-        assert reply.get("ok") is True, reply
+        reply = self.ask(protocol.load(PROBE, ["facts", "daemon", "sleep"]))
+        assert reply.keys() == protocol.LOADED, reply
 
     def ask(self, request: dict[str, Any], seconds: float = 5.0) -> dict[str, Any]:
         body = self.process.exchange(wire.encode(request), time.monotonic() + seconds)
@@ -108,8 +105,8 @@ class Jail:
         return reply
 
     def call(self, function: str, *args: Any, seconds: float = 5.0) -> Any:
-        reply = self.ask({"op": "call", "function": function, "args": list(args)}, seconds)
-        assert reply.get("ok") is True, reply
+        reply = self.ask(protocol.call(function, list(args)), seconds)
+        assert reply.keys() == protocol.VALUE, reply
         return reply["value"]
 
 
@@ -167,7 +164,7 @@ def test_tmp_and_dev_shm_are_capped_at_the_scratch_size(facts: dict[str, Any]) -
 def test_nothing_of_the_repository_or_host_is_visible_except_what_is_bound(facts: dict[str, Any]) -> None:
     assert not facts["repo_visible"] and not facts["etc_visible"]
     assert set(facts["root"]) <= {"bin", "dev", "lib", "lib32", "lib64", "opt", "proc", "root", "sbin", "tmp", "usr"}
-    runner_files = {p.name for p in (REPO / "runner").glob("*.py")}
+    runner_files = {p.name for p in (REPO / "runner").iterdir() if p.name != "__pycache__"}
     assert set(facts["runner"]) - {"__pycache__"} <= runner_files
 
 
@@ -199,7 +196,7 @@ def test_a_call_past_the_deadline_is_stopped_as_a_timeout(jail: Jail) -> None:
 def test_concurrent_runs_get_different_uids() -> None:
     if os.geteuid() != 0:
         pytest.skip("sandbox uids are used only when the grader runs as root")
-    first, second = RunnerProcess(LIMITS, jailed=True), RunnerProcess(LIMITS, jailed=True)
+    first, second = ColdRun(LIMITS, jailed=True), ColdRun(LIMITS, jailed=True)
     try:
         uids = {Jail(p).call("facts", str(REPO), "X")["uid"] for p in (first, second)}
     finally:

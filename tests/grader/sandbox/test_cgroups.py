@@ -18,14 +18,17 @@ from pathlib import Path
 
 import pytest
 
-from grader import cgroups, doctor
+from grader import sandbox
 from grader.exercise import Exercise
 from grader.grading import grade
 from grader.limits import Limits
 from grader.results import Reason, Status
-from grader.sandbox import RunnerDied, RunnerProcess
+from grader.sandbox import Run, RunnerDied, cgroups, doctor
+from grader.sandbox.cold import ColdRun
+from grader.sandbox.policy import CGROUP_TASKS, memory_limit_mb, pids_limit
+from grader.sandbox.runs import default_pool
+from grader.sandbox.warm import WarmRun
 from grader.session import SolutionSession
-from grader.warm import WarmRunnerProcess, default_pool
 
 PATHS = ["warm", "cold"]
 
@@ -100,7 +103,7 @@ def host() -> cgroups.Host:
 def no_cgroups(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> Iterator[cgroups.Fallback]:
     """The module pointed at an empty directory: what a host without a writable hierarchy looks like."""
     cgroups.use_mount_root(tmp_path)
-    with caplog.at_level(logging.WARNING, logger="grader.cgroups"):
+    with caplog.at_level(logging.WARNING, logger="grader.sandbox.cgroups.host"):
         found = cgroups.status()
     assert isinstance(found, cgroups.Fallback)
     assert "cgroups not used" in caplog.text  # logged, never silently assumed
@@ -111,13 +114,13 @@ def no_cgroups(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> Iterator[cgr
 def _own_runs(host: cgroups.Host) -> list[Path]:
     """This process's run cgroups, apart from those of spare runs (started ahead, no submission yet)."""
     pattern = f"{cgroups.PREFIX}-{os.getpid()}-*"
-    default_pool().settle()
-    spares = default_pool().spares.cgroup_dirs()
+    sandbox.settle()
+    spares = sandbox.spare_cgroup_dirs()
     return [path for parent in host.parents.values() for path in parent.glob(pattern) if str(path) not in spares]
 
 
-def _start(path: str, limits: Limits) -> RunnerProcess:
-    return WarmRunnerProcess(limits) if path == "warm" else RunnerProcess(limits, jailed=True)
+def _start(path: str, limits: Limits) -> Run:
+    return WarmRun(limits, pool=default_pool()) if path == "warm" else ColdRun(limits, jailed=True)
 
 
 # --------------------------------------------------------------------------- through the grader
@@ -151,7 +154,7 @@ def test_a_runs_cgroup_holds_the_run_while_it_lives_and_is_gone_after(host: cgro
     limits = Limits(memory_mb=256, processes=8)
     process = _start(path, limits)
     try:
-        run = process._cgroup
+        run = process.cgroup
         assert run is not None
         # The cold shim joins before it execs prlimit and bwrap: wait for that; the warm run is moved already.
         deadline = time.monotonic() + 2
@@ -159,8 +162,8 @@ def test_a_runs_cgroup_holds_the_run_while_it_lives_and_is_gone_after(host: cgro
             time.sleep(0.005)
         assert process.pid in run.procs()  # bwrap (cold) or the run's init (warm), before any request
         memory = run.dirs["memory"]
-        assert int((memory / "memory.limit_in_bytes").read_text()) == cgroups.memory_limit_mb(limits) << 20
-        assert int((run.dirs["pids"] / "pids.max").read_text()) == limits.processes + cgroups.TRUSTED_TASKS
+        assert int((memory / "memory.limit_in_bytes").read_text()) == memory_limit_mb(limits) << 20
+        assert int((run.dirs["pids"] / "pids.max").read_text()) == limits.processes + CGROUP_TASKS
         assert [path.name for path in _own_runs(host)] == [memory.name] * len(set(host.parents.values()))
     finally:
         process.close()
@@ -171,11 +174,11 @@ def test_a_runs_cgroup_holds_the_run_while_it_lives_and_is_gone_after(host: cgro
 @pytest.mark.parametrize("path", PATHS)
 def test_the_cgroup_kill_alone_ends_every_task_of_a_run_in_its_namespaces(host: cgroups.Host, path: str) -> None:
     session = SolutionSession(Limits(processes=16), jailed=True, deadline=time.monotonic() + 10, warm=path == "warm")
-    process = session.process
+    process = session.run
     try:
         session.load(DAEMONS_THEN_SLEEP, ["spawn", "forever"])
         session.call("spawn", [])
-        run = process._cgroup
+        run = process.cgroup
         assert run is not None
         assert len(run.procs()) >= 5  # the runner, its three daemons and the sandbox's own processes
         run.kill()  # only the cgroup: neither bwrap nor the init was signalled by the grader
@@ -231,9 +234,9 @@ def test_pids_max_caps_a_fork_bomb_for_the_whole_tree(host: cgroups.Host) -> Non
     try:
         assert child.stdout is not None
         made = int(child.stdout.readline())
-        assert made < cgroups.pids_limit(limits)
-        assert int((run.dirs["pids"] / "pids.current").read_text()) == cgroups.pids_limit(limits)
-        assert len(run.procs()) == cgroups.pids_limit(limits)
+        assert made < pids_limit(limits)
+        assert int((run.dirs["pids"] / "pids.current").read_text()) == pids_limit(limits)
+        assert len(run.procs()) == pids_limit(limits)
         assert "max" in (run.dirs["pids"] / "pids.events").read_text()
     finally:
         run.remove()

@@ -1,0 +1,1 @@
+"""Reports of grading runs for people and tools: text for a terminal, JUnit XML for CI."""

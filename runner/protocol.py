@@ -1,0 +1,78 @@
+"""What the grader asks a runner and what the runner answers: one vocabulary for both sides.
+
+Every message is a dict sent with :mod:`wire`. The grader builds requests with the functions
+below; the runner builds replies with them too, and the grader accepts a reply only if its keys
+are exactly one of the shapes listed here. Nothing a reply says about the sandbox itself is
+evidence: a reply carries the function's answer, or how it failed, and nothing else.
+
+Only the standard library: this module is imported inside the sandbox too.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Any
+
+
+class Op(enum.StrEnum):
+    """A request's ``op``."""
+
+    LOAD = "load"  # {"op", "source", "functions"}: compile and run solution.py
+    CALL = "call"  # {"op", "function", "args"}: one call
+    CALL_EACH = "call_each"  # {"op", "function", "args_list"}: calls in order, in one crossing
+
+
+#: The runner's first message, before any student code exists: the sandbox is up.
+READY = {"ready": True}
+
+# Reply shapes: the exact key sets the grader accepts.
+LOADED = frozenset({"ok", "functions"})  # functions: name -> what the runner saw (or None)
+SYNTAX_ERROR = frozenset({"syntax_error"})  # {"type", "message", "line", "column", "text"}
+VALUE = frozenset({"ok", "value"})
+VALUES = frozenset({"ok", "values"})
+RAISED = frozenset({"raised"})  # {"type", "message", "line", "traceback"}
+RAISED_IN_BATCH = frozenset({"raised", "index", "values"})  # which call of a batch raised
+UNENCODABLE = frozenset({"unencodable"})  # the answer cannot cross: why
+PROTOCOL_ERROR = frozenset({"protocol_error"})
+
+
+def load(source: str, functions: list[str]) -> dict[str, Any]:
+    return {"op": Op.LOAD.value, "source": source, "functions": functions}
+
+
+def call(function: str, args: list[Any]) -> dict[str, Any]:
+    return {"op": Op.CALL.value, "function": function, "args": args}
+
+
+def call_each(function: str, args_list: list[list[Any]]) -> dict[str, Any]:
+    return {"op": Op.CALL_EACH.value, "function": function, "args_list": args_list}
+
+
+def syntax_error(kind: str, message: str, line: int | None, column: int | None, text: str) -> dict[str, Any]:
+    return {"syntax_error": {"type": kind, "message": message, "line": line, "column": column, "text": text}}
+
+
+def loaded(functions: dict[str, Any]) -> dict[str, Any]:
+    return {"ok": True, "functions": functions}
+
+
+def value(answer: Any) -> dict[str, Any]:
+    return {"ok": True, "value": answer}
+
+
+def values(answers: list[Any]) -> dict[str, Any]:
+    return {"ok": True, "values": answers}
+
+
+def raised(info: dict[str, Any], index: int | None = None, answers: list[Any] | None = None) -> dict[str, Any]:
+    if index is None:
+        return {"raised": info}
+    return {"raised": info, "index": index, "values": answers or []}
+
+
+def unencodable(reason: str) -> dict[str, Any]:
+    return {"unencodable": reason}
+
+
+def protocol_error(reason: str) -> dict[str, Any]:
+    return {"protocol_error": reason}

@@ -1,0 +1,58 @@
+"""Verdicts and messages: each ending named once, what ends the run, what a student reads."""
+
+from __future__ import annotations
+
+import pytest
+
+from grader import verdicts
+from grader.limits import Limits
+from grader.results import Reason, Status
+from grader.sandbox import Ending, RunnerDied
+
+LIMITS = Limits(time_seconds=2, memory_mb=256, output_kb=8)
+
+
+@pytest.mark.parametrize(
+    ("ending", "reason", "ends_run", "words"),
+    [
+        (RunnerDied(Ending.TIMEOUT), Reason.TIMEOUT, True, "Time limit exceeded during f(): the run may take 2 s"),
+        (RunnerDied(Ending.CPU_LIMIT), Reason.CPU_LIMIT, True, "CPU time limit exceeded during f() (3 s of CPU)"),
+        (RunnerDied(Ending.OUTPUT_LIMIT), Reason.OUTPUT_LIMIT, True, "printed more than 8 KiB"),
+        (RunnerDied(Ending.EXITED, exit_code=3), Reason.EXITED, False, "(exit code 3)"),
+        (RunnerDied(Ending.BLOCKED_SYSCALL), Reason.BLOCKED_SYSCALL, False, "a system call the sandbox forbids"),
+        (RunnerDied(Ending.SIGNALLED, signal_name="SIGKILL", oom=True), Reason.MEMORY_LIMIT, False, "than 352 MB"),
+        (RunnerDied(Ending.SIGNALLED, signal_name="SIGKILL", oom=False), Reason.CRASHED, False, "not by the memory"),
+        (RunnerDied(Ending.SIGNALLED, signal_name="SIGSEGV"), Reason.CRASHED, False, "crashed during f() (SIGSEGV)"),
+        (RunnerDied(Ending.MALFORMED_REPLY, detail="bad"), Reason.UNSUPPORTED_VALUE, False, "could not be read (bad)"),
+    ],
+)  # fmt: skip
+def test_each_ending_has_one_reason_and_a_message_naming_the_limit(
+    ending: RunnerDied, reason: Reason, ends_run: bool, words: str
+) -> None:
+    verdict = verdicts.died(ending, "during f()", LIMITS)
+    assert (verdict.reason, verdict.ends_run) == (reason, ends_run)
+    assert words in verdict.message
+    assert verdict.ends_run is (verdict.reason in verdicts.ENDS_THE_RUN)
+
+
+def test_checks_after_the_run_ended_say_why_they_did_not_run() -> None:
+    assert verdicts.not_run(Reason.TIMEOUT) == "Not run: the time limit was reached in an earlier check."
+    assert verdicts.not_run(Reason.INTERNAL_ERROR).startswith("Not run: the grader stopped the run")
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        (b"x" * 2000, "solution.py is 2 KiB; the limit is 1 KiB."),
+        (b"ok\n\xff", "solution.py is not valid UTF-8: byte 0xff on line 2."),
+        (b"a\nb\x00", "solution.py contains a NUL byte on line 2."),
+    ],
+)
+def test_a_source_that_cannot_be_graded_says_where(raw: bytes, message: str) -> None:
+    assert verdicts.source_problem(raw, 1024) == ("", message)
+
+
+def test_the_run_reason_is_about_the_run_when_a_check_has_one() -> None:
+    assert verdicts.ENDS_THE_RUN <= verdicts.ABOUT_THE_RUN
+    assert Reason.WRONG_ANSWER not in verdicts.ABOUT_THE_RUN
+    assert verdicts.budget_spent.__name__ and verdicts.PASSED.status is Status.PASS
