@@ -1,7 +1,9 @@
-"""Command-line grading: ``mlkata grade`` for a solution, ``mlkata check`` for whole exercises."""
+"""Command-line grading: ``mlkata grade`` for a solution, ``mlkata check`` for whole exercises (and the
+strength of their checks, with ``--mutation``)."""
 
 from __future__ import annotations
 
+import enum
 import json
 import sys
 from pathlib import Path
@@ -13,6 +15,8 @@ from rich.markup import escape
 
 from grader.exercise import Exercise, ExerciseError, load_exercise, load_exercises
 from grader.grading import grade
+from grader.mutation import analyse_and_report
+from grader.reports.exercism import to_exercism
 from grader.reports.junit import Case, cases_from_result, to_junit_xml
 from grader.reports.text import print_result
 from grader.results import GradeResult, Reason, Status
@@ -33,6 +37,14 @@ ColdOption = Annotated[
 TrustedOption = Annotated[
     bool, typer.Option("--trusted", help="Run without the sandbox. Only for files you wrote yourself.")
 ]
+
+
+class ReportFormat(enum.StrEnum):
+    """What ``mlkata grade`` prints."""
+
+    TEXT = "text"  # a line per check, for a person
+    JSON = "json"  # the results contract (grader/results.schema.json)
+    EXERCISM = "exercism"  # exactly Exercism's test-runner results.json version 3
 
 
 def _stderr() -> Console:
@@ -71,12 +83,23 @@ def grade_command(
     path: Annotated[Path, typer.Argument(help="The solution file to grade.")],
     exercise: Annotated[str, typer.Option("--exercise", "-e", help="The exercise's slug.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON document (the results contract).")] = False,
+    report: Annotated[
+        ReportFormat | None,
+        typer.Option(
+            "--format",
+            help="text: a line per check (the default); json: the results contract (as --json); "
+            "exercism: exactly Exercism's test-runner results.json version 3.",
+        ),
+    ] = None,
     junit: Annotated[Path | None, typer.Option("--junit", help="Also write a JUnit XML report here.")] = None,
     trusted: TrustedOption = False,
     cold: ColdOption = False,
     exercises: ExercisesOption = DEFAULT_EXERCISES,
 ) -> None:
     """Grade a solution. Exit 0 when every check passes, 1 when it fails, 2 on a usage or infrastructure problem."""
+    if as_json and report not in (None, ReportFormat.JSON):
+        raise _usage_error(f"--json prints the results contract: it cannot be combined with --format {report}")
+    shown = ReportFormat.JSON if as_json else report or ReportFormat.TEXT
     loaded = _load(exercises, exercise)
     try:
         source = path.read_bytes()
@@ -86,8 +109,10 @@ def grade_command(
     result = grade(loaded, source, jailed=not trusted, warm=not cold)
     if junit is not None:
         junit.write_text(to_junit_xml(f"mlkata.{loaded.slug}", cases_from_result(result, loaded.slug)))
-    if as_json:
+    if shown is ReportFormat.JSON:
         sys.stdout.write(json.dumps(result.to_json_dict(), ensure_ascii=False) + "\n")
+    elif shown is ReportFormat.EXERCISM:
+        sys.stdout.write(json.dumps(to_exercism(result), ensure_ascii=False) + "\n")
     else:
         print_result(result, Console(highlight=False, soft_wrap=True))
     raise typer.Exit(_exit_code(result))
@@ -105,10 +130,19 @@ def _exit_code(result: GradeResult) -> int:
 def check_command(
     slugs: Annotated[list[str] | None, typer.Argument(help="Exercises to check (default: all).")] = None,
     junit: Annotated[Path | None, typer.Option("--junit", help="Also write a JUnit XML report here.")] = None,
+    mutation: Annotated[
+        bool,
+        typer.Option(
+            "--mutation",
+            help="Also grade mutants derived from each reference.py; fail when the mutation score is below "
+            "the exercise's [mutation] minimum.",
+        ),
+    ] = False,
     trusted: TrustedOption = False,
     exercises: ExercisesOption = DEFAULT_EXERCISES,
 ) -> None:
-    """Verify exercises: they load, the reference passes, the starter and every mutant fail."""
+    """Verify exercises: they load, the reference passes, the starter and every mutant fail (and, with
+    --mutation, the checks kill enough mutants derived from the reference)."""
     _require_sandbox(trusted)
     console = Console(highlight=False, soft_wrap=True)
     if slugs:
@@ -127,6 +161,8 @@ def check_command(
             console.print(f"  {mark} {escape(finding.name)} [dim]({finding.seconds:.2f} s)[/]")
             if not finding.ok:
                 console.print("      " + escape(finding.message).replace("\n", "\n      "))
+        if mutation:
+            findings.append(analyse_and_report(exercise, console, jailed=not trusted))
     if junit is not None:
         cases = [Case(f.name, f"mlkata.check.{f.exercise}", f.seconds, None if f.ok else f.message) for f in findings]
         junit.write_text(to_junit_xml("mlkata.check", cases))

@@ -18,6 +18,8 @@ from app.queue import QueueFull
 from app.services import Services, services
 from app.submissions import RateLimited, public_view
 from grader.events import EventType
+from grader.reports.exercism import to_exercism
+from grader.results import GradeResult
 
 router = APIRouter(tags=["submissions"])
 ServicesDep = Annotated[Services, Depends(services)]
@@ -54,7 +56,10 @@ class SubmissionView(BaseModel):
     finished_at: datetime | None
     duration_ms: float | None
     events_url: str
-    result: dict[str, Any] | None = Field(description="The results contract (as `mlkata grade --json`) once done.")
+    result: dict[str, Any] | None = Field(
+        description="Once done, the results contract (as `mlkata grade --json`), or with `format=exercism` "
+        "exactly Exercism's test-runner results.json version 3 (as `mlkata grade --format exercism`)."
+    )
 
 
 @router.post(
@@ -190,13 +195,27 @@ async def _read_code(request: Request, max_bytes: int) -> str:
     return code
 
 
-@router.get("/submissions/{submission_id}", response_model=SubmissionView, responses=error_responses(404))
-def get_submission(submission_id: str, request: Request, app: ServicesDep) -> SubmissionView:
-    """Your submission: its status and, once graded, the results contract."""
+@router.get("/submissions/{submission_id}", response_model=SubmissionView, responses=error_responses(404, 422))
+def get_submission(
+    submission_id: str,
+    request: Request,
+    app: ServicesDep,
+    result_format: Annotated[
+        Literal["mlkata", "exercism"],
+        Query(
+            alias="format",
+            description="The form of `result`: mlkata's results contract, or Exercism's results.json version 3.",
+        ),
+    ] = "mlkata",
+) -> SubmissionView:
+    """Your submission: its status and, once graded, the results contract (or Exercism's v3 document)."""
     submission = app.submissions.get(learner_id(request), submission_id)
     if submission is None:
         raise ApiError(404, "There is no such submission of yours.")
-    return SubmissionView.model_validate(public_view(submission, app.submissions.position(submission)))
+    view = public_view(submission, app.submissions.position(submission))
+    if result_format == "exercism" and view["result"] is not None:
+        view["result"] = to_exercism(GradeResult.model_validate(view["result"]))
+    return SubmissionView.model_validate(view)
 
 
 @router.get(
