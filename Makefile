@@ -17,7 +17,7 @@ run: install frontend
 test: install frontend browser-packages
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mlkata check
+	$(BIN)/mlkata check --mutation
 	$(BIN)/python -m pytest
 
 install: system-packages $(STAMP)

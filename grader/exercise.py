@@ -2,7 +2,7 @@
 
 An exercise is a folder ``exercises/<slug>/``::
 
-    exercise.toml     title, section, difficulty, tags, functions, limits, hints, mutants
+    exercise.toml     title, section, difficulty, tags, functions, limits, hints, mutants, mutation
     statement.md      Markdown with $…$ and $$…$$ math
     starter.py        what the student starts from
     reference.py      a correct solution
@@ -21,7 +21,7 @@ import tomllib
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -66,6 +66,17 @@ class MutantSpec(BaseModel):
     caught_by: list[str] = Field(default_factory=list, description="Checks that must fail for it.")
 
 
+class MutationSpec(BaseModel):
+    """How strong the checks must be: the score ``mlkata check --mutation`` requires, and its accepted survivors."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    minimum: float = Field(default=0.0, ge=0, le=1, description="The lowest mutation score that passes.")
+    equivalent: dict[Annotated[str, Field(min_length=1)], Annotated[str, Field(min_length=1)]] = Field(
+        default_factory=dict, description="Mutant ids accepted as equivalent to the reference, each with why."
+    )
+
+
 class ExerciseConfig(BaseModel):
     """The contents of ``exercise.toml``."""
 
@@ -81,6 +92,7 @@ class ExerciseConfig(BaseModel):
     limits: Limits = Field(default_factory=Limits)
     hints: dict[str, str] = Field(default_factory=dict)
     mutants: dict[str, MutantSpec] = Field(default_factory=dict)
+    mutation: MutationSpec = Field(default_factory=MutationSpec)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,26 @@
+"""Mutation analysis of an exercise's checks: mutants derived from ``reference.py``, graded, and scored.
+
+``mutants`` derives them (with the operators of ``operators``: ``expressions``, ``arrays`` and
+``statements``, on libcst trees through ``syntax``), ``analysis`` grades them through the sandbox
+and scores the checks, ``report`` prints it all for ``mlkata check --mutation``.
+"""
+
+from grader.mutation.analysis import Analysis, Outcome, analyse, default_workers
+from grader.mutation.mutants import Derived, Mutant, MutationError, derive_mutants
+from grader.mutation.operators import OPERATORS
+from grader.mutation.report import analyse_and_report, finding, print_analysis
+
+__all__ = [
+    "OPERATORS",
+    "Analysis",
+    "Derived",
+    "Mutant",
+    "MutationError",
+    "Outcome",
+    "analyse",
+    "analyse_and_report",
+    "default_workers",
+    "derive_mutants",
+    "finding",
+    "print_analysis",
+]
