@@ -31,10 +31,12 @@ sys.path.insert(0, str(ROOT))
 for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, "1")
 
+from grader import grading  # noqa: E402
 from grader.checks import CheckFailed  # noqa: E402
 from grader.exercise import Exercise, load_exercise  # noqa: E402
 from grader.grading import grade  # noqa: E402
 from grader.results import Status  # noqa: E402
+from grader.session import SolutionSession  # noqa: E402
 
 SLUG = "kv-cache-decoding"
 
@@ -51,6 +53,16 @@ class _DirectFunction:
 
     def each(self, calls: Any) -> list[Any]:
         return [self._function(*args) for args in calls]
+
+    def chain(self, calls: Any, *, feed: tuple[int, int]) -> list[Any]:
+        argument, part = feed
+        results: list[Any] = []
+        for args in calls:
+            args = list(args)
+            if results:
+                args[argument] = results[-1][part]
+            results.append(self._function(*args))
+        return results
 
 
 class _DirectStudent:
@@ -87,6 +99,13 @@ class Direct:
     def __init__(self, f): self.f = f
     def __call__(self, *a): return self.f(*a)
     def each(self, calls): return [self.f(*a) for a in calls]
+    def chain(self, calls, feed):
+        out = []
+        for a in calls:
+            a = list(a)
+            if out: a[feed[0]] = out[-1][feed[1]]
+            out.append(self.f(*a))
+        return out
 
 class Student:
     def __getattr__(self, name): return Direct(getattr(solution, name))
@@ -163,6 +182,50 @@ def _timed_reference(exercise: Exercise, reference: str, times: list[float]) -> 
     return run
 
 
+def crossings_per_grade(exercise: Exercise, source: str) -> int:
+    """Requests sent to the runner in one grade (the load included)."""
+    sent = 0
+    original = SolutionSession._exchange
+
+    def counting(self: SolutionSession, request: dict[str, Any]) -> dict[str, Any]:
+        nonlocal sent
+        sent += 1
+        return original(self, request)
+
+    SolutionSession._exchange = counting  # type: ignore[method-assign]
+    try:
+        grade(exercise, source)
+    finally:
+        SolutionSession._exchange = original  # type: ignore[method-assign]
+    return sent
+
+
+def fingerprint_cost(exercise: Exercise, source: str, repeats: int) -> tuple[float, int, float]:
+    """Seconds spent naming mistakes per failing grade, failing checks per grade, and the grade's own seconds."""
+    spent = 0.0
+    original = grading.matching
+
+    def timing(*args: Any) -> list[str]:
+        nonlocal spent
+        began = time.perf_counter()
+        try:
+            return original(*args)
+        finally:
+            spent += time.perf_counter() - began
+
+    grading.matching = timing  # type: ignore[assignment]
+    failing, total = 0, 0.0
+    try:
+        for _ in range(repeats):
+            began = time.perf_counter()
+            result = grade(exercise, source)
+            total += time.perf_counter() - began
+            failing += len(result.failing())
+    finally:
+        grading.matching = original
+    return spent / repeats, failing // repeats, total / repeats
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeats", type=int, default=30)
@@ -231,6 +294,14 @@ def main() -> None:
             for name in ("(b) cold: fresh sandbox per grade", "(c) warm: forked from a pre-started sandbox"):
                 rate = throughput(variants[name], concurrency, max(16, 4 * concurrency))
                 print(f"  {name[:8]} concurrency {concurrency}: {rate:6.1f}/s  ({rate / ideal:.0%} of ideal)")
+
+        wrong_path = exercise.path / "mutants" / "no-scaling.py"
+        crossings = crossings_per_grade(exercise, reference)
+        print(f"\nCrossings of the sandbox boundary per grade of the reference: {crossings} (the load included)")
+        named, checks, whole = fingerprint_cost(exercise, wrong_path.read_text(), 10)
+        print(f"Naming the mistake of a wrong solution ({wrong_path.name}, {checks} failing checks): "
+              f"{named * 1000:.1f} ms per grade of {whole * 1000:.1f} ms ({named / max(checks, 1) * 1000:.2f} ms "
+              "per failing check); nothing on a pass")  # fmt: skip
 
         print("\nBad submissions beside good ones (warm path, concurrency 4)")
         wrong = (exercise.path / "mutants" / "no-scaling.py").read_text()

@@ -29,13 +29,25 @@ from grader.display import describe, show_keys
 from grader.proxy import Student
 
 __all__ = [
-    "Check", "CheckFailed", "Student", "check", "collect_checks", "describe", "expect_array", "expect_dict",
-    "expect_integer", "expect_sequence", "fail",
+    "CHECK_HINT", "Check", "CheckFailed", "Hint", "Student", "check", "collect_checks", "describe", "expect_array",
+    "expect_dict", "expect_integer", "expect_sequence", "fail",
 ]  # fmt: skip
 
 CheckFunction = Callable[[Student], None]
 F = TypeVar("F", bound=CheckFunction)
 _MARKER = "__mlkata_check__"
+
+
+class _CheckHint:
+    """The hint left to the check: its own ``hint=``, the default for every failure inside it."""
+
+    def __repr__(self) -> str:
+        return "CHECK_HINT"
+
+
+CHECK_HINT = _CheckHint()
+#: A hint id of the exercise's ``[hints]``, ``None`` for none at all, or :data:`CHECK_HINT`.
+Hint = str | None | _CheckHint
 
 
 @dataclass(frozen=True)
@@ -53,7 +65,7 @@ class Check:
 class CheckFailed(AssertionError):
     """Raised inside a check when the solution's behaviour is wrong."""
 
-    def __init__(self, message: str, *, hint: str | None = None, expected: Any = None, got: Any = None) -> None:
+    def __init__(self, message: str, *, hint: Hint = CHECK_HINT, expected: Any = None, got: Any = None) -> None:
         super().__init__(message)
         self.message = message
         self.hint = hint
@@ -64,8 +76,9 @@ class CheckFailed(AssertionError):
 def check(title: str, *, public: bool = False, points: float = 1, hint: str | None = None) -> Callable[[F], F]:
     """Mark a function as a check.
 
-    ``hint`` names an entry of the exercise's ``[hints]`` table, shown when the check fails and
-    no more specific hint was given to :func:`fail`.
+    ``hint`` names an entry of the exercise's ``[hints]`` table: the default for every failure
+    inside the check that does not name its own. When a wrong answer matches one of the
+    exercise's known mistakes (its mutants), that mistake's hint is shown instead.
     """
 
     def mark(function: F) -> F:
@@ -75,8 +88,13 @@ def check(title: str, *, public: bool = False, points: float = 1, hint: str | No
     return mark
 
 
-def fail(message: str, *, hint: str | None = None, expected: Any = None, got: Any = None) -> NoReturn:
-    """Fail the running check with a message for the student (and optionally a hint id)."""
+def fail(message: str, *, hint: Hint = CHECK_HINT, expected: Any = None, got: Any = None) -> NoReturn:
+    """Fail the running check with a message for the student.
+
+    ``hint``: a hint id for this failure, ``None`` for no hint, or (left out) the check's own.
+    Give one where the cause is certain (a wrong shape, a missing key); for wrong values the
+    grader names the mistake itself when the output matches a known one.
+    """
     raise CheckFailed(message, hint=hint, expected=expected, got=got)
 
 
@@ -98,7 +116,7 @@ DEFAULT_RTOL = 1e-6
 DEFAULT_ATOL = 1e-9
 
 
-def expect_sequence(got: Any, length: int, *, what: str, hint: str | None = None) -> Sequence[Any]:
+def expect_sequence(got: Any, length: int, *, what: str, hint: Hint = CHECK_HINT) -> Sequence[Any]:
     """``got`` must be a tuple or list of ``length`` items."""
     if not isinstance(got, (tuple, list)):
         fail(f"{what} should be a tuple of {length} values, got {describe(got)}", hint=hint)
@@ -107,7 +125,7 @@ def expect_sequence(got: Any, length: int, *, what: str, hint: str | None = None
     return got
 
 
-def expect_dict(got: Any, keys: Sequence[str], *, what: str, hint: str | None = None) -> dict[str, Any]:
+def expect_dict(got: Any, keys: Sequence[str], *, what: str, hint: Hint = CHECK_HINT) -> dict[str, Any]:
     """``got`` must be a dict with exactly ``keys``."""
     if not isinstance(got, dict):
         fail(f"{what} should be a dict with keys {list(keys)}, got {describe(got)}", hint=hint)
@@ -116,12 +134,16 @@ def expect_dict(got: Any, keys: Sequence[str], *, what: str, hint: str | None = 
     return got
 
 
-def expect_integer(got: Any, expected: int, *, what: str, hint: str | None = None) -> None:
-    """``got`` must be an integer (Python or numpy, not bool or float) equal to ``expected``."""
+def expect_integer(got: Any, expected: int, *, what: str, hint: Hint = CHECK_HINT) -> None:
+    """``got`` must be an integer (Python or numpy, not bool or float) equal to ``expected``.
+
+    ``hint`` goes with a value that is not an integer; a wrong integer gets the hint of the known
+    mistake it matches, or none.
+    """
     if isinstance(got, bool) or not isinstance(got, (int, np.integer)):
         fail(f"{what} should be an integer, got {describe(got)}", hint=hint, expected=expected, got=got)
     if int(got) != expected:
-        fail(f"{what}: expected {expected:,}, got {int(got):,}", hint=hint, expected=expected, got=got)
+        fail(f"{what}: expected {expected:,}, got {int(got):,}", hint=None, expected=expected, got=got)
 
 
 def expect_array(
@@ -131,9 +153,13 @@ def expect_array(
     what: str,
     rtol: float = DEFAULT_RTOL,
     atol: float = DEFAULT_ATOL,
-    hint: str | None = None,
+    hint: Hint = CHECK_HINT,
 ) -> None:
-    """``got`` must be a float array of the expected shape whose values are close to ``expected``."""
+    """``got`` must be a float array of the expected shape whose values are close to ``expected``.
+
+    ``hint`` goes with a value of the wrong kind, dtype or shape; wrong values get the hint of the
+    known mistake they match, or none: a fixed hint for them would be a guess.
+    """
     want = np.asarray(expected, dtype=np.float64)
     if not isinstance(got, np.ndarray):
         fail(f"{what} should be a numpy array of shape {want.shape}, got {describe(got)}", hint=hint,
@@ -149,7 +175,7 @@ def expect_array(
         fail(
             f"{what} holds {values[index]} at index {index} where {want[index]:.6g} was expected "
             "(inf or nan: an overflow?)",
-            hint=hint, expected=want, got=got,
+            hint=None, expected=want, got=got,
         )  # fmt: skip
     close = np.isclose(values, want, rtol=rtol, atol=atol)
     if not close.all():
@@ -161,7 +187,7 @@ def expect_array(
             f"(expected {want[index]:.6g}, got {values[index]:.6g}); "
             f"{int((~close).sum())} of {close.size} values differ, max absolute error {abs_err.max():.3g}, "
             f"max relative error {rel_err.max():.3g} (tolerance rtol={rtol:g}, atol={atol:g})",
-            hint=hint, expected=want, got=got,
+            hint=None, expected=want, got=got,
         )  # fmt: skip
 
 

@@ -26,6 +26,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from grader.checks import Check, collect_checks
+from grader.fingerprints import KnownMistake
 from grader.limits import Limits
 from grader.statement import StatementError, render_statement
 
@@ -125,6 +126,20 @@ class Exercise:
 
     def hint_text(self, hint_id: str | None) -> str | None:
         return self.config.hints.get(hint_id) if hint_id else None
+
+    @cached_property
+    def reference_code(self) -> KnownMistake:
+        """The reference solution, compiled once, against which wrong answers are told apart."""
+        return KnownMistake.compile("reference", "", "", self.reference_path)
+
+    @cached_property
+    def known_mistakes(self) -> list[KnownMistake]:
+        """The mutants, compiled once, for naming a wrong answer's mistake (see grader.fingerprints)."""
+        return [
+            KnownMistake.compile(name, spec.mistake, spec.hint, self.mutant_paths()[name])
+            for name, spec in self.config.mutants.items()
+            if self.mutant_paths()[name].is_file()
+        ]
 
 
 def load_exercise(path: Path) -> Exercise:

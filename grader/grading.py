@@ -15,12 +15,13 @@ from typing import Any
 from grader import verdicts
 from grader.budget import BudgetExceeded, CheckBudget
 from grader.caps import MESSAGE_CHARS, OUTPUT_CHARS, cap_text, fit_result
-from grader.checks import Check, CheckFailed
+from grader.checks import CHECK_HINT, Check, CheckFailed
 from grader.display import show_value
 from grader.events import CheckFinished, EventSink, Finished, OutputProduced, Started
 from grader.exercise import Exercise
+from grader.fingerprints import matching
 from grader.proxy import Student
-from grader.results import CheckResult, GradeResult, Location, Reason, Status
+from grader.results import CheckResult, GradeResult, Location, Mistake, Reason, Status
 from grader.sandbox import RunnerDied, SandboxUnavailable
 from grader.session import SolutionRaised, SolutionSession, SolutionSyntaxError, UnsupportedValue
 from grader.verdicts import Verdict
@@ -88,6 +89,7 @@ def _grade(exercise: Exercise, source: str | bytes, jailed: bool, warm: bool, em
         runs.close()
 
     failing = [t for t in tests if t.status is not Status.PASS]
+    lead = _lead_mistake(exercise, failing)
     common = {
         "tests": tests, "exercise": exercise.slug, "points": float(sum(t.points for t in tests)),
         "max_points": max_points, "output": load_output or None, "output_truncated": runs.output_truncated,
@@ -95,8 +97,21 @@ def _grade(exercise: Exercise, source: str | bytes, jailed: bool, warm: bool, em
     if not failing:
         return GradeResult(status=Status.PASS, reason=Reason.PASSED, message=verdicts.all_passed(len(tests)), **common)
     worst = next((t for t in failing if t.reason in verdicts.ABOUT_THE_RUN), failing[0])
-    message = verdicts.some_failed(len(failing), len(tests))
-    return GradeResult(status=Status.FAIL, reason=worst.reason, message=message, **common)
+    message = verdicts.some_failed(len(failing), len(tests), lead.mistake if lead else None)
+    return GradeResult(status=Status.FAIL, reason=worst.reason, message=message, mistake=lead, **common)
+
+
+def _lead_mistake(exercise: Exercise, failing: list[CheckResult]) -> Mistake | None:
+    """The known mistake that explains the most failing checks (the first to appear, on a tie)."""
+    counts: dict[str, list[str]] = {}
+    for test in failing:
+        if test.mistake_id is not None:
+            counts.setdefault(test.mistake_id, []).append(test.id)
+    if not counts:
+        return None
+    name = max(counts, key=lambda n: len(counts[n]))  # max keeps the first of equals: the earliest
+    spec = exercise.config.mutants[name]
+    return Mistake(id=name, mistake=spec.mistake, hint=exercise.hint_text(spec.hint), checks=counts[name])
 
 
 def _run_checks(exercise: Exercise, runs: _Runs, emit: EventSink) -> list[CheckResult]:
@@ -189,11 +204,18 @@ def _run_check(exercise: Exercise, check: Check, runs: _Runs) -> tuple[CheckResu
     """Run one check; return its result and whether the run must stop."""
     student = Student(exercise.function_names, runs.current, runs.budget.crossing)
     began = time.monotonic()
+    mistake: str | None = None
     try:
         with runs.budget.watching():
             verdict, hint_id, details = _checked(exercise, check, student)
+            if verdict.reason in (Reason.WRONG_ANSWER, Reason.RAISED):
+                found = matching(exercise.known_mistakes, exercise.reference_code, student.log.calls)
+                mistake = found[0] if found else None
     except BudgetExceeded:
         verdict, hint_id, details = verdicts.budget_spent(check, exercise.limits), None, None
+    if mistake is not None:
+        # Named here; its hint is given once, for the whole run (GradeResult.mistake), not under each check.
+        verdict, hint_id = verdicts.matches_mistake(verdict, exercise.config.mutants[mistake].mistake), None
     duration = round((time.monotonic() - began) * 1000, 2)
     output = runs.take_output()
     printed_lines = output.count("\n") + (1 if output and not output.endswith("\n") else 0)
@@ -204,7 +226,7 @@ def _run_check(exercise: Exercise, check: Check, runs: _Runs) -> tuple[CheckResu
         output=shown if check.public else None, hidden_output=None if check.public else shown,
         printed_lines=printed_lines, public=check.public,
         points=check.points if verdict.status is Status.PASS else 0, duration_ms=duration,
-        hint=exercise.hint_text(hint_id), hint_id=hint_id, details=details,
+        hint=exercise.hint_text(hint_id), hint_id=hint_id, details=details, mistake_id=mistake,
     )  # fmt: skip
     return result, verdict.ends_run
 
@@ -221,13 +243,14 @@ def _checked(exercise: Exercise, check: Check, student: Student) -> tuple[Verdic
         return verdicts.PASSED, None, None
     except CheckFailed as failed:
         details = _public_details(student, failed.expected, failed.got) if check.public else None
-        return Verdict(Status.FAIL, Reason.WRONG_ANSWER, failed.message), failed.hint or check.hint, details
+        hint = check.hint if failed.hint is CHECK_HINT else failed.hint
+        return Verdict(Status.FAIL, Reason.WRONG_ANSWER, failed.message), hint, details  # type: ignore[return-value]
     except SolutionRaised as exc:
-        verdict, hint_fits = verdicts.raised(exc, _current_call(student), limits)
-        details = _public_details(student, None, None) if check.public else None
-        return verdict, check.hint if hint_fits else None, details
+        # No hint of the check's for an exception: only a known mistake that raises the same names one.
+        verdict = verdicts.raised(exc, _current_call(student), limits)
+        return verdict, None, _public_details(student, None, None) if check.public else None
     except UnsupportedValue as exc:
-        return verdicts.unsupported(_current_call(student), exc.detail), check.hint, None
+        return verdicts.unsupported(_current_call(student), exc.detail), None, None
     except RunnerDied as died:
         return verdicts.died(died, f"during {_current_call(student)}", limits), None, None
     except _LoadFailed as failure:  # a restart after a crash failed to load again

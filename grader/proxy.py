@@ -2,7 +2,9 @@
 
 ``student.attend_step(x, cache, p)`` encodes the arguments, runs the call in the sandboxed runner
 and returns the decoded result, or raises :class:`~grader.session.SolutionRaised` when the
-student's code raised. Only the functions the exercise declares can be called.
+student's code raised. Only the functions the exercise declares can be called. Every call and
+what it gave is logged: public checks show their inputs, and a wrong answer is compared with the
+exercise's known mistakes on the same calls (:mod:`grader.fingerprints`).
 """
 
 from __future__ import annotations
@@ -16,13 +18,34 @@ from grader.session import SolutionRaised, SolutionSession
 
 
 @dataclass
-class CallLog:
-    """The calls a check made, kept so public checks can show their inputs."""
+class Call:
+    """One call a check made: its arguments, and what the solution gave back (or the exception's type)."""
 
-    calls: list[tuple[str, tuple[Any, ...]]] = field(default_factory=list)
+    function: str
+    args: tuple[Any, ...]
+    #: Calls made in one crossing share a batch number (their arguments are one set of objects).
+    batch: int
+    value: Any = None
+    raised: str | None = None
+    #: For a chain: the argument replaced by a part of the previous call's value, as (argument, part).
+    fed: tuple[int, int] | None = None
+
+
+@dataclass
+class CallLog:
+    """The calls a check made, in order."""
+
+    calls: list[Call] = field(default_factory=list)
+    batches: int = 0
 
     def last(self) -> tuple[str, tuple[Any, ...]] | None:
-        return self.calls[-1] if self.calls else None
+        return (self.calls[-1].function, self.calls[-1].args) if self.calls else None
+
+    def start_batch(self, function: str, calls: list[list[Any]], fed: tuple[int, int] | None = None) -> list[Call]:
+        self.batches += 1
+        logged = [Call(function, tuple(args), self.batches, fed=fed if n else None) for n, args in enumerate(calls)]
+        self.calls += logged
+        return logged
 
 
 #: Wraps each crossing of the boundary (the grader's CPU budget is checked around it).
@@ -39,9 +62,14 @@ class StudentFunction:
         self._crossing = crossing
 
     def __call__(self, *args: Any) -> Any:
-        self._log.calls.append((self._name, args))
-        with self._crossing():
-            return self._session().call(self._name, list(args)).value
+        (call,) = self._log.start_batch(self._name, [list(args)])
+        try:
+            with self._crossing():
+                call.value = self._session().call(self._name, list(args)).value
+        except SolutionRaised as exc:
+            call.raised = exc.type
+            raise
+        return call.value
 
     def each(self, calls: Iterable[Sequence[Any]]) -> list[Any]:
         """Make calls, in order, in one crossing of the boundary; return every result.
@@ -52,15 +80,49 @@ class StudentFunction:
         and comparing the answers shows whether the first call changed them.
         """
         args_list = [list(args) for args in calls]
-        self._log.calls.extend((self._name, tuple(args)) for args in args_list)
+        logged = self._log.start_batch(self._name, args_list)
+        return self._crossed(logged, lambda: self._session().call_each(self._name, args_list))
+
+    def chain(self, calls: Iterable[Sequence[Any]], *, feed: tuple[int, int]) -> list[Any]:
+        """Calls in one crossing, each after the first taking part of the previous one's result.
+
+        ``feed=(argument, part)``: argument ``argument`` of every call but the first is replaced by
+        ``result[part]`` of the call before it (what is written there in ``calls`` is not sent). The
+        decode loop of a sequence is one chain: ``feed=(1, 1)`` passes each returned cache on.
+        """
+        args_list = [list(args) for args in calls]
+        argument, part = feed
+        for args in args_list[1:]:
+            args[argument] = None  # filled in the sandbox from the previous result
+        logged = self._log.start_batch(self._name, args_list, fed=feed)
+        values = self._crossed(logged, lambda: self._session().call_chain(self._name, args_list, argument, part))
+        for previous, call in zip(values, logged[1:], strict=False):
+            # What was fed is the previous answer's part, as the check received it.
+            call.args = (*call.args[:argument], _part(previous, part), *call.args[argument + 1 :])
+        return values
+
+    def _crossed(self, logged: list[Call], cross: Callable[[], list[Any]]) -> list[Any]:
         try:
             with self._crossing():
-                return self._session().call_each(self._name, args_list)
+                values = cross()
         except SolutionRaised as exc:
             if exc.call_index is not None:
+                for call, value in zip(logged, exc.earlier_values, strict=False):
+                    call.value = value
+                logged[exc.call_index].raised = exc.type
                 # The log's last call is the one that raised, so messages and details name it.
-                del self._log.calls[len(self._log.calls) - len(args_list) + exc.call_index + 1 :]
+                del self._log.calls[len(self._log.calls) - len(logged) + exc.call_index + 1 :]
             raise
+        for call, value in zip(logged, values, strict=True):
+            call.value = value
+        return values
+
+
+def _part(value: Any, part: int) -> Any:
+    try:
+        return value[part]
+    except (TypeError, IndexError, KeyError):
+        return None
 
 
 class Student:

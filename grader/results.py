@@ -55,6 +55,17 @@ class Location(BaseModel):
     text: str | None = None
 
 
+class Mistake(BaseModel):
+    """A known mistake (one of the exercise's mutants) whose output the solution's matches."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(description="The mutant's name in the exercise.")
+    mistake: str = Field(description="What a solution making it does wrong, for the student.")
+    hint: str | None = Field(None, description="The advice the exercise gives for it.")
+    checks: list[str] = Field(default_factory=list, description="The failing checks whose output it matches.")
+
+
 class CheckResult(BaseModel):
     """One check, in the order the exercise declares them."""
 
@@ -75,6 +86,7 @@ class CheckResult(BaseModel):
     hint_id: str | None = None
     details: dict[str, str] | None = Field(None, description="Inputs, expected and got; public checks only.")
     printed_lines: int = Field(0, description="Lines the solution printed while this check ran.")
+    mistake_id: str | None = Field(None, description="The known mistake this failure's output matches, if any.")
     hidden_output: str | None = Field(
         None, description="What the solution printed during a hidden check: for instructors, never sent to students."
     )
@@ -102,6 +114,7 @@ class GradeResult(BaseModel):
     duration_ms: float = 0
     output: str | None = Field(None, description="What the solution printed while it was loading.")
     output_truncated: bool = False
+    mistake: Mistake | None = Field(None, description="The most likely mistake, named once for the whole run.")
 
     def failing(self) -> list[CheckResult]:
         return [t for t in self.tests if t.status is not Status.PASS]

@@ -7,7 +7,7 @@ checked here. Anything unexpected is the solution's failure, never the grader's.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from grader.limits import Limits
@@ -24,6 +24,8 @@ class SolutionRaised(Exception):
     line: int | None
     traceback: str
     call_index: int | None = None  # which call of a batch raised
+    #: What the calls of the batch before the one that raised returned.
+    earlier_values: tuple[Any, ...] = field(default=(), compare=False, repr=False)
 
     def describe(self, context: str) -> str:
         where = f" (solution.py, line {self.line})" if self.line else ""
@@ -96,14 +98,21 @@ class SolutionSession:
         An object passed to several calls is one object in the sandbox too, as it would be for a
         Python caller: a call that changes it in place changes what the later calls see.
         """
-        reply = self._exchange(protocol.call_each(function, args_list))
+        return self._values(protocol.call_each(function, args_list), len(args_list), "call_each")
+
+    def call_chain(self, function: str, args_list: list[list[Any]], argument: int, part: int) -> list[Any]:
+        """Calls in one crossing, each after the first given part of the previous one's result."""
+        return self._values(protocol.call_chain(function, args_list, argument, part), len(args_list), "call_chain")
+
+    def _values(self, request: dict[str, Any], count: int, op: str) -> list[Any]:
+        reply = self._exchange(request)
         values = reply.get("values")
         well_formed = reply.keys() == protocol.VALUES and reply["ok"] is True and type(values) is list
-        if well_formed and len(values) == len(args_list):
+        if well_formed and len(values) == count:
             return values
         if reply.keys() == protocol.UNENCODABLE:
             raise UnsupportedValue(_text(reply["unencodable"]))
-        raise self._malformed("unexpected reply to call_each")
+        raise self._malformed(f"unexpected reply to {op}")
 
     def _exchange(self, request: dict[str, Any]) -> dict[str, Any]:
         if not self.alive:
@@ -131,6 +140,7 @@ class SolutionSession:
                 line=_int(info.get("line")),
                 traceback=_text(info.get("traceback")),
                 call_index=_int(reply.get("index")),
+                earlier_values=tuple(reply["values"]) if type(reply.get("values")) is list else (),
             )
         return reply
 

@@ -110,33 +110,29 @@ def signature_problem(spec: FunctionSpec, described: Any) -> tuple[Reason, str] 
 # --------------------------------------------------------------------------- a check
 
 
-def raised(exc: SolutionRaised, call: str, limits: Limits) -> tuple[Verdict, bool]:
-    """The solution raised inside ``call``: exiting, running out of memory, its process limit, or any other.
-
-    Also whether the check's hint (advice about the solution's logic) fits: not for a limit, nor
-    for the starter's ``NotImplementedError`` ("write your code here").
-    """
+def raised(exc: SolutionRaised, call: str, limits: Limits) -> Verdict:
+    """The solution raised inside ``call``: exiting, running out of memory, its process limit, or any other."""
     if exc.type == "SystemExit":
         return Verdict.of(
             Status.FAIL,
             Reason.EXITED,
             f"{call} called sys.exit({exc.message}) on line {exc.line}; "
             "functions must return their result instead of exiting.",
-        ), False
+        )
     if exc.type == "MemoryError":
         return Verdict.of(
             Status.ERROR,
             Reason.MEMORY_LIMIT,
             f"Memory limit exceeded: {call} ran out of memory (the limit is {limits.memory_mb} MB).",
-        ), False
+        )
     if _hit_process_limit(exc):
         return Verdict.of(
             Status.FAIL,
             Reason.RAISED,
             "Process limit reached (a solution may run at most "
             f"{limits.processes} processes and threads at a time): {exc.describe(call)}",
-        ), False
-    return Verdict.of(Status.FAIL, Reason.RAISED, exc.describe(call)), exc.type != "NotImplementedError"
+        )
+    return Verdict.of(Status.FAIL, Reason.RAISED, exc.describe(call))
 
 
 def _hit_process_limit(exc: SolutionRaised) -> bool:
@@ -270,8 +266,19 @@ def all_passed(count: int) -> str:
     return f"All {count} checks passed."
 
 
-def some_failed(failing: int, count: int) -> str:
-    return f"{failing} of {count} checks did not pass."
+def some_failed(failing: int, count: int, mistake: str | None = None) -> str:
+    summary = f"{failing} of {count} checks did not pass."
+    return f"{summary} Most likely mistake: {mistake}" if mistake else summary
+
+
+def matches_mistake(verdict: Verdict, mistake: str) -> Verdict:
+    """A failure whose answers are those of a known mistake: say which."""
+    return Verdict(verdict.status, verdict.reason, verdict.message + mistake_line(mistake), verdict.ends_run)
+
+
+def mistake_line(mistake: str) -> str:
+    """What :func:`matches_mistake` adds to a check's message."""
+    return f"\nYour answers here are those of a known mistake: {mistake}"
 
 
 def _size(n: int) -> str:

@@ -2,7 +2,8 @@
 
 An exercise is sound when it loads, its statement renders, its reference solution passes every
 check, its starter does not pass, and every known-wrong solution (mutant) fails, is caught by the
-checks it names and gets the hint it declares. All solutions run through the real grader.
+checks it names and is named as its own mistake (so a student making it is told so, with its
+hint). All solutions run through the real grader.
 """
 
 from __future__ import annotations
@@ -58,10 +59,11 @@ def verify_exercise(exercise: Exercise, *, jailed: bool = True) -> list[Finding]
         missed = [c for c in spec.caught_by if c not in failing]
         if missed:
             problems.append(f"these checks should fail but pass: {', '.join(missed)}")
-        hints = {t.hint_id for t in result.failing()}
-        if result.status is not Status.PASS and spec.hint not in hints:
+        named = result.mistake.id if result.mistake is not None else None
+        if result.status is not Status.PASS and named != name:
             problems.append(
-                f"no failing check gives the hint {spec.hint!r} (hints given: {sorted(h for h in hints if h)})"
+                f"its answers are not named as its own mistake (the run names {named or 'no known mistake'}): "
+                "give the checks inputs on which it differs from the other mutants"
             )
         problems += [f"check {t.id} crashed: {t.message}" for t in _internal_errors(result)]
         findings.append(

@@ -20,6 +20,7 @@ class Op(enum.StrEnum):
     LOAD = "load"  # {"op", "source", "functions"}: compile and run solution.py
     CALL = "call"  # {"op", "function", "args"}: one call
     CALL_EACH = "call_each"  # {"op", "function", "args_list"}: calls in order, in one crossing
+    CALL_CHAIN = "call_chain"  # {"op", "function", "args_list", "feed"}: each call fed the previous one's result
 
 
 #: The runner's first message, before any student code exists: the sandbox is up.
@@ -50,6 +51,11 @@ def call_each(function: str, args_list: list[list[Any]]) -> dict[str, Any]:
 
 def syntax_error(kind: str, message: str, line: int | None, column: int | None, text: str) -> dict[str, Any]:
     return {"syntax_error": {"type": kind, "message": message, "line": line, "column": column, "text": text}}
+
+
+def call_chain(function: str, args_list: list[list[Any]], argument: int, part: int) -> dict[str, Any]:
+    """Calls in order; argument ``argument`` of each after the first is ``result[part]`` of the one before."""
+    return {"op": Op.CALL_CHAIN.value, "function": function, "args_list": args_list, "feed": [argument, part]}
 
 
 def loaded(functions: dict[str, Any]) -> dict[str, Any]:

@@ -28,6 +28,10 @@ def print_result(result: GradeResult, console: Console) -> None:
             # The command line is the instructor's view: a hidden check's output is shown, and said to be hidden.
             text = escape(test.hidden_output.rstrip()).replace("\n", "\n    ")
             console.print("    [dim]output (hidden check: students see only the line count):[/] " + text)
+    if result.mistake is not None:
+        console.print(f"[bold yellow]Most likely mistake:[/] {escape(result.mistake.mistake)}")
+        if result.mistake.hint:
+            console.print(f"    [yellow]hint:[/] {escape(result.mistake.hint)}")
     passed = sum(t.status is Status.PASS for t in result.tests)
     colour = {"pass": "green", "fail": "red", "error": "red"}[result.status.value]
     summary = result.message or ""

@@ -28,6 +28,7 @@ export class ResultsPanel {
     this.summary.textContent = "";
     this.placeholder.hidden = true;
     this.runMessage.hidden = true;
+    this.runMessage.classList.remove("mistake");
     this.runMessage.replaceChildren();
     this.list.replaceChildren();
     this.list.setAttribute("aria-busy", "true");
@@ -120,8 +121,20 @@ export class ResultsPanel {
     const points = result.max_points ? ` · ${formatPoints(result.points)} / ${formatPoints(result.max_points)} points` : "";
     this.summary.textContent = `${result.message ?? ""}${points} · total ${formatMs(result.duration_ms)}`;
     if (result.status === "error" && !result.tests?.length) this.showRunMessage(result, goToLine);
+    if (result.mistake) this.showMistake(result.mistake);
     if (result.output && !this.outputText) this.appendOutput(result.output);
     if (result.output_truncated) this.appendOutput("\n[output truncated]");
+  }
+
+  /** The most likely mistake, once for the run, above the checks. */
+  showMistake(mistake) {
+    const children = [el("p", { className: "mistake-text" }, [el("strong", { text: "Most likely mistake: " }), document.createTextNode(mistake.mistake)])];
+    if (mistake.hint) {
+      children.push(el("p", { className: "check-hint" }, [el("strong", { text: "Hint: " }), document.createTextNode(mistake.hint)]));
+    }
+    this.runMessage.replaceChildren(...children);
+    this.runMessage.classList.add("mistake");
+    this.runMessage.hidden = false;
   }
 
   showRunMessage(result, goToLine) {

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from grader.checks import CheckFailed, expect_array, expect_dict, expect_integer, expect_sequence
+from grader.checks import CHECK_HINT, CheckFailed, expect_array, expect_dict, expect_integer, expect_sequence, fail
 
 
 def message_of(call, *args, **kwargs) -> str:  # type: ignore[no-untyped-def]
@@ -63,7 +63,22 @@ def test_sequences_and_dicts_are_checked_for_form() -> None:
     assert message_of(expect_dict, {"k": 1}, ["k", "v"], what="c") == "c should have the keys ['k', 'v'], got ['k']"
 
 
-def test_a_hint_id_travels_with_the_failure() -> None:
+def test_a_hint_goes_with_a_wrong_form_but_never_with_wrong_values() -> None:
     with pytest.raises(CheckFailed) as failed:
-        expect_array(np.zeros(2), [1.0, 1.0], what="out", hint="scaling")
-    assert failed.value.hint == "scaling"
+        expect_array(np.zeros(3), [1.0, 1.0], what="out", hint="shape")
+    assert failed.value.hint == "shape"  # certain: the shape is wrong
+    with pytest.raises(CheckFailed) as failed:
+        expect_array(np.zeros(2), [1.0, 1.0], what="out", hint="shape")
+    assert failed.value.hint is None  # a guess: the grader names value mistakes itself
+    with pytest.raises(CheckFailed) as failed:
+        expect_integer(3, 4, what="n", hint="integers")
+    assert failed.value.hint is None
+
+
+def test_a_failure_without_a_hint_of_its_own_takes_the_checks() -> None:
+    with pytest.raises(CheckFailed) as failed:
+        expect_sequence(None, 2, what="r")
+    assert failed.value.hint is CHECK_HINT
+    with pytest.raises(CheckFailed) as failed:
+        fail("no hint at all", hint=None)
+    assert failed.value.hint is None

@@ -83,13 +83,14 @@ def test_the_time_budget_starts_once_the_sandbox_is_up(tmp_path: Path, monkeypat
 
 
 @pytest.mark.parametrize("mutant", ["no-scaling", "unstable-softmax", "global-state", "bytes-as-float"])
-def test_a_mutant_fails_with_its_hint(kv_exercise: Exercise, mutant: str) -> None:
+def test_a_mutant_fails_named_as_its_own_mistake_with_its_hint(kv_exercise: Exercise, mutant: str) -> None:
     spec = kv_exercise.config.mutants[mutant]
     result = grade(kv_exercise, kv_exercise.mutant_paths()[mutant].read_text())
     assert result.status is Status.FAIL
     failing = {t.id: t for t in result.failing()}
     assert set(spec.caught_by) <= set(failing)
-    assert kv_exercise.hint_text(spec.hint) in {t.hint for t in failing.values()}
+    assert result.mistake is not None and result.mistake.id == mutant
+    assert result.mistake.hint == kv_exercise.hint_text(spec.hint)
 
 
 def test_a_syntax_error_reports_its_line_and_column(kv_exercise: Exercise) -> None:
@@ -159,8 +160,10 @@ def test_public_checks_show_their_call_and_values_and_hidden_ones_do_not(adder: 
     result = grade(adder, "def add(a, b):\n    return a - b\n")
     small, huge = result.tests
     assert small.details == {"call": "add(2, 3)", "expected": "5", "got": "-1"}
-    assert small.hint == "Use the + operator."
+    assert small.hint is None  # a wrong value, and the adder knows no mistakes: no guessed hint
     assert huge.status is Status.FAIL and huge.details is None
+    wrong_kind = grade(adder, "def add(a, b):\n    return float(a + b)\n")
+    assert wrong_kind.tests[0].hint == "Use the + operator."  # a wrong kind: the check's own hint
 
 
 def test_output_is_kept_per_check_and_never_parsed(adder: Exercise) -> None:

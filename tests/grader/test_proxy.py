@@ -35,7 +35,20 @@ def test_calls_are_logged_and_a_raising_batch_call_is_the_last_logged(session: S
     assert student.square.each([(1,), (2,)]) == [1, 4]
     with pytest.raises(SolutionRaised):
         student.square.each([(3,), (-1,), (5,)])
-    assert student.log.calls == [("square", (1,)), ("square", (2,)), ("square", (3,)), ("square", (-1,))]
+    assert [(c.function, c.args, c.value, c.raised) for c in student.log.calls] == [
+        ("square", (1,), 1, None), ("square", (2,), 4, None), ("square", (3,), 9, None),
+        ("square", (-1,), None, "ValueError"),
+    ]  # fmt: skip
+    assert student.log.calls[0].batch == student.log.calls[1].batch != student.log.calls[2].batch
+
+
+def test_a_chain_feeds_each_result_on_and_logs_what_was_fed(session: SolutionSession) -> None:
+    chained = "def step(state, x):\n    return [state + x, state * 10]\n"
+    session.load(chained, ["step"])
+    student = Student(["step"], lambda: session)
+    assert student.step.chain([(0, 1), (None, 2), (None, 3)], feed=(0, 0)) == [[1, 0], [3, 10], [6, 30]]
+    assert [c.args for c in student.log.calls] == [(0, 1), (1, 2), (3, 3)]
+    assert [c.fed for c in student.log.calls] == [None, (0, 0), (0, 0)]
 
 
 def test_every_crossing_goes_through_the_crossing_hook(session: SolutionSession) -> None:

@@ -63,12 +63,12 @@ def test_a_dict_with_very_many_keys_makes_a_small_result(hostile: GradeHostile, 
     assert result.status is Status.FAIL, graded.explain()
     assert len(result.model_dump_json()) <= RESULT_BYTES
     assert all(len(t.message or "") <= MESSAGE_CHARS + 100 for t in result.tests)
-    failing = result.failing()[0]
+    messages = [t.message or "" for t in result.failing()]
     if keys == 80_000:
-        assert "… 79,988 more]" in (failing.message or ""), graded.explain()
+        assert any("… 79,988 more]" in message for message in messages), graded.explain()
     else:  # the structure alone is over what the grader decodes
-        assert failing.reason is Reason.UNSUPPORTED_VALUE, graded.explain()
-        assert "message structure of" in (failing.message or "")
+        assert result.failing()[0].reason is Reason.UNSUPPORTED_VALUE, graded.explain()
+        assert "message structure of" in messages[0]
 
 
 def _grade_in_child(solution: Path, exercise: Exercise) -> tuple[dict[str, object], int]:

@@ -1,0 +1,283 @@
+"""Misconception fingerprints: which known mistake a wrong answer's output matches.
+
+When a check fails on a solution's answer (or an exception), the calls the check made are
+replayed, with the same inputs, on the reference solution and on each of the exercise's mutants,
+the known-wrong solutions its author wrote down. The calls where the solution's answer is not
+the reference's are the evidence; a mutant whose answers are the solution's on every one of them
+(same kinds, shapes and dtypes, values within the dtype's precision, the same exception at the
+same call) names the mistake. Where the solution is right, a mutant may differ: a student who
+makes one mistake but handles an edge case well still makes that mistake.
+
+The reference and the mutants are exercise files, trusted like the checks, so they run here, in
+the grading thread, each from a fresh module (one that keeps state between calls starts clean,
+as the solution's run did when the check began) and on copies of the inputs (one that changes
+its arguments changes only its own copies).
+
+Each replay costs the check's calls once more, in this process: nothing on a pass, a few
+milliseconds on a failure (``make bench`` measures it).
+"""
+
+from __future__ import annotations
+
+import copy
+import types
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from grader.proxy import Call
+
+#: Tolerances below which two answers count as the same whatever the check asked for: the
+#: mutant and the solution compute the same thing in another order.
+RTOL, ATOL = 1e-6, 1e-9
+#: Values in a lower precision match within a few units of it (a float16 mistake, computed in
+#: another order, still matches a float16 mutant).
+_EPS_UNITS = 10
+
+
+@dataclass(frozen=True)
+class KnownMistake:
+    """One mutant of an exercise: its name, what it gets wrong, its hint id, and its code."""
+
+    name: str
+    mistake: str
+    hint: str
+    code: types.CodeType
+
+    @classmethod
+    def compile(cls, name: str, mistake: str, hint: str, path: Path) -> KnownMistake:
+        return cls(name, mistake, hint, compile(path.read_text(encoding="utf-8"), str(path), "exec"))
+
+    def fresh_module(self) -> types.ModuleType:
+        module = types.ModuleType(f"mutant_{self.name.replace('-', '_')}")
+        exec(self.code, module.__dict__)  # noqa: S102  (the exercise's own file, trusted like its checks)
+        return module
+
+
+def matching(mistakes: list[KnownMistake], reference: KnownMistake, calls: list[Call]) -> list[str]:
+    """The names of the known mistakes whose answers are the solution's wherever it is wrong.
+
+    The reference and the mutants still in the running are replayed side by side, a batch at a
+    time; a mutant drops out at its first call that disagrees with a wrong answer of the solution,
+    and the replay ends when none is left.
+    """
+    reference_module = _load(reference)
+    if reference_module is None:
+        return []
+    candidates = {m.name: module for m in mistakes if (module := _load(m)) is not None}
+    wrong_somewhere = False
+    with np.errstate(all="ignore"):  # mutants overflow and divide by zero on purpose
+        for batch in _batches(calls):
+            if not candidates:
+                break
+            solution = [(call.value, call.raised) for call in batch]
+            reference_answers = _replay_batch(reference_module, batch) or []
+            right = [_alike(s, r) for s, r in zip(solution, reference_answers, strict=False)]
+            right += [False] * (len(batch) - len(right))
+            wrong_somewhere = wrong_somewhere or not all(right)
+            for name, module in list(candidates.items()):
+                if not _explains_batch(module, batch, solution, right):
+                    del candidates[name]
+            if any(raised is not None for _, raised in solution):
+                break  # the solution's run stopped there
+    return [m.name for m in mistakes if m.name in candidates] if wrong_somewhere else []
+
+
+Answer = tuple[Any, str | None]  # a value, or the type of the exception raised instead
+
+
+def _load(code: KnownMistake) -> types.ModuleType | None:
+    try:
+        return code.fresh_module()
+    except Exception:  # noqa: BLE001  (a mutant that does not even load explains nothing)
+        return None
+
+
+def _alike(solution: Answer, other: Answer) -> bool:
+    if solution[1] is not None or other[1] is not None:
+        return solution[1] == other[1]
+    return same_answer(solution[0], other[0])
+
+
+def _explains_batch(module: types.ModuleType, batch: list[Call], solution: list[Answer], right: list[bool]) -> bool:
+    """Whether the mutant's answers are the solution's at every call of the batch where it is wrong.
+
+    An answer is compared as soon as it is made, unless it holds an object of the batch's arguments
+    (a later call could still change it: then it is compared once the batch has run, as the runner
+    sends it), so most mutants are out after a call or two.
+    """
+    answers = _replay_batch(module, batch, early=lambda n, answer: right[n] or _alike(solution[n], answer))
+    if answers is None or len(answers) < len(batch):
+        return False
+    return all(right[n] or _alike(solution[n], answer) for n, answer in enumerate(answers))
+
+
+def _batches(calls: list[Call]) -> list[list[Call]]:
+    batches: dict[int, list[Call]] = {}
+    for call in calls:
+        batches.setdefault(call.batch, []).append(call)
+    return list(batches.values())
+
+
+def _replay_batch(
+    module: types.ModuleType, batch: list[Call], early: Callable[[int, Answer], bool] | None = None
+) -> list[Answer] | None:
+    """Each call's answer (or the exception's type, the last) on copies of the batch's arguments.
+
+    ``early`` is asked of each answer that shares nothing with the arguments; None as soon as it
+    says no.
+    """
+    copies: dict[int, Any] = {}
+    answers: list[Answer] = []
+    for call in batch:
+        function = getattr(module, call.function, None)
+        if not callable(function):
+            return answers
+        args = [_copy(arg, copies) for arg in call.args]  # one memo: the calls of a batch share their objects
+        if call.fed is not None and answers:
+            argument, part = call.fed
+            previous = answers[-1][0]
+            args[argument] = previous[part] if _has_part(previous, part) else None
+        try:
+            answer: Answer = (function(*args), None)
+        except Exception as exc:  # noqa: BLE001  (what the mutant raises is its answer)
+            answer = (None, type(exc).__name__)
+        if early is not None and not _shares(answer[0], copies) and not early(len(answers), answer):
+            return None
+        answers.append(answer)
+        if answer[1] is not None:
+            return answers
+    # Compared once the whole batch has run, as the runner sends a batch's answers: a mutant that
+    # returns the cache it was given shows every call's change in every answer.
+    return answers
+
+
+def _shares(value: Any, copies: dict[int, Any]) -> bool:
+    """Whether ``value`` holds (or is) a container or array the batch's arguments were copied into."""
+    held = {id(copied) for copied in copies.values()}
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind in _IMMUTABLE:
+            continue
+        if id(item) in held:
+            return True
+        if kind is dict:
+            stack.extend(item.values())
+        elif kind is list or kind is tuple:
+            stack.extend(item)
+        elif isinstance(item, np.ndarray) and item.base is not None and id(item.base) in held:
+            return True
+    return False
+
+
+def _copy(value: Any, memo: dict[int, Any]) -> Any:
+    """A copy of plain data (what the wire carries), each object copied once per memo.
+
+    Faster than ``copy.deepcopy`` for the arrays, dicts, lists and tuples checks pass, which is
+    most of what replaying costs.
+    """
+    kind = type(value)
+    if kind in _IMMUTABLE:
+        return value
+    found = memo.get(id(value))
+    if found is not None:
+        return found
+    if kind is np.ndarray:
+        copied: Any = _copy_array(value, memo)
+    elif kind is dict:
+        copied = {}
+        memo[id(value)] = copied
+        for key, item in value.items():
+            copied[key] = _copy(item, memo)
+        return copied
+    elif kind is list:
+        copied = []
+        memo[id(value)] = copied
+        copied.extend(_copy(item, memo) for item in value)
+        return copied
+    elif kind is tuple:
+        copied = tuple(_copy(item, memo) for item in value)
+    else:
+        copied = copy.deepcopy(value, memo)
+    memo[id(value)] = copied
+    return copied
+
+
+_IMMUTABLE = frozenset([type(None), bool, int, float, complex, str, bytes])
+
+
+def _copy_array(array: np.ndarray, memo: dict[int, Any]) -> np.ndarray:
+    """A copy of ``array``; views of one C-contiguous array are views of one copy, as in the sandbox."""
+    root = array
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    if root is array or not root.flags.c_contiguous:
+        return array.copy()
+    root_copy = memo.get(id(root))
+    if root_copy is None:
+        root_copy = memo[id(root)] = root.copy()  # the root lives on as the views' base: its id stays its own
+    offset = array.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+    return np.ndarray(array.shape, array.dtype, buffer=root_copy, offset=offset, strides=array.strides)
+
+
+def _has_part(value: Any, part: int) -> bool:
+    try:
+        value[part]
+    except (TypeError, IndexError, KeyError):
+        return False
+    return True
+
+
+def same_answer(solution: Any, mutant: Any) -> bool:
+    """Whether two answers are alike: the same structure, kinds, shapes and dtypes, and close values."""
+    if isinstance(mutant, np.ndarray) or isinstance(solution, np.ndarray):
+        return _same_array(np.asarray(solution), np.asarray(mutant)) if _array_like(solution, mutant) else False
+    if isinstance(mutant, np.generic):
+        mutant = mutant.item()
+    if isinstance(solution, np.generic):
+        solution = solution.item()
+    if isinstance(mutant, (list, tuple)):
+        return (
+            type(solution) in (list, tuple)
+            and len(solution) == len(mutant)
+            and all(same_answer(a, b) for a, b in zip(solution, mutant, strict=True))
+        )
+    if isinstance(mutant, dict):
+        return (
+            isinstance(solution, dict)
+            and solution.keys() == mutant.keys()
+            and all(same_answer(solution[k], mutant[k]) for k in mutant)
+        )
+    if isinstance(mutant, bool) or isinstance(solution, bool):
+        return solution is mutant
+    if isinstance(mutant, int) and isinstance(solution, int):
+        return solution == mutant
+    if isinstance(mutant, float) and isinstance(solution, float):
+        return bool(np.isclose(solution, mutant, rtol=RTOL, atol=ATOL, equal_nan=True))
+    return type(solution) is type(mutant) and solution == mutant
+
+
+def _array_like(solution: Any, mutant: Any) -> bool:
+    return isinstance(solution, np.ndarray) and isinstance(mutant, np.ndarray)
+
+
+def _same_array(solution: np.ndarray, mutant: np.ndarray) -> bool:
+    if solution.shape != mutant.shape or solution.dtype != mutant.dtype:
+        return False
+    if solution.dtype.kind not in "fc" or np.array_equal(solution, mutant):
+        return bool(np.array_equal(solution, mutant))
+    eps = _TOLERANCES.get(solution.dtype)
+    if eps is None:
+        eps = _TOLERANCES[solution.dtype] = float(np.finfo(solution.dtype).eps) * _EPS_UNITS
+    rtol, atol = max(RTOL, eps), max(ATOL, eps)
+    # np.isclose's inf and nan handling, written out: it is the cost of replaying, called per answer.
+    close = np.abs(solution - mutant) <= atol + rtol * np.abs(mutant)
+    return bool((close | (solution == mutant) | (np.isnan(solution) & np.isnan(mutant))).all())
+
+
+_TOLERANCES: dict[np.dtype[Any], float] = {}

@@ -1,0 +1,2 @@
+def scale(v, k):
+    return v * round(k)
