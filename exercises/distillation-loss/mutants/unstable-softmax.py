@@ -1,0 +1,12 @@
+import numpy as np
+
+
+def log_softmax(z):
+    return z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
+
+
+def distillation_loss(student_logits, teacher_logits, temperature):
+    log_q = log_softmax(student_logits / temperature)
+    log_p = log_softmax(teacher_logits / temperature)
+    kl = (np.exp(log_p) * (log_p - log_q)).sum(axis=-1)
+    return float(temperature**2 * kl.mean())
