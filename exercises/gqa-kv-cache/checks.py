@@ -188,7 +188,7 @@ def large_scores(student: Student) -> None:
     rng = np.random.default_rng(5)
     D, H, G, d, T = 6, 4, 2, 3, 8
     p = params(rng, D, H, G, d)
-    # Head 0's scores reach the tens of thousands, head 1's stay near 1: a softmax must subtract
+    # Head 0's scores reach the hundreds of thousands, head 1's stay near 1: a softmax must subtract
     # each head's own largest score.
     for h, factor in enumerate((300.0, 0.01, 100.0, 1.0)):
         p["Wq"][:, columns(h, d)] *= factor
