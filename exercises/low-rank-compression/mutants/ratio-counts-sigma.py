@@ -1,0 +1,13 @@
+import numpy as np
+
+
+def low_rank(w, rank):
+    U, s, Vt = np.linalg.svd(w, full_matrices=False)
+    A = U[:, :rank] * s[:rank]
+    B = Vt[:rank]
+    return A, B
+
+
+def compression_ratio(m, n, rank):
+    # Counts the rank singular values as stored too.
+    return m * n / (rank * (m + n + 1))
