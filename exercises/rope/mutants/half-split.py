@@ -2,7 +2,7 @@ import numpy as np
 
 
 def rope(x, positions, base):
-    # The "rotate half" layout of GPT-NeoX and Llama: pairs (x[i], x[i + d/2]).
+    # The "rotate half" layout of GPT-NeoX and Hugging Face's Llama: pairs (x[i], x[i + d/2]).
     d = x.shape[1]
     half = d // 2
     freqs = base ** (-np.arange(0, d, 2) / d)
