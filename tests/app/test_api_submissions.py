@@ -47,19 +47,20 @@ def test_reference_solution_streams_one_check_event_per_check_then_passes(
     assert result["result"]["points"] == result["result"]["max_points"] > 0
 
 
-def test_wrong_solution_reports_the_failing_checks_message_and_hint(client: httpx.Client) -> None:
+def test_wrong_solution_reports_the_failing_checks_message_and_its_mistake(client: httpx.Client) -> None:
     accepted = submit(client, mutant_code("no-scaling")).json()
     events = read_events(client, accepted["events_url"])
     failing = [e["data"]["check"] for e in events if e["event"] == "check" and e["data"]["check"]["status"] != "pass"]
     assert failing, "the mutant must fail at least one check"
     worked = next(c for c in failing if c["id"] == "worked_example")
-    assert worked["message"]
-    assert "√d" in worked["hint"]
+    assert worked["message"] and worked["mistake_id"] == "no-scaling"
     assert worked["public"] is True and set(worked["details"]) >= {"call", "expected", "got"}
     hidden = [c for c in failing if not c["public"]]
     assert hidden and all(c["details"] is None for c in hidden)
     done = events[-1]
     assert done["event"] == "done" and done["data"]["status"] == "fail"
+    mistake = done["data"]["result"]["mistake"]
+    assert mistake["id"] == "no-scaling" and "√d" in mistake["hint"]
     assert client.get(accepted["result_url"]).json()["status"] == "fail"
 
 
