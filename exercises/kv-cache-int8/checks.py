@@ -220,7 +220,7 @@ def cache_bytes_exact(student: Student) -> None:
         (1, 1, 1, 1, 1),
         (80, 8, 128, 32768, 4),
         (61, 3, 96, 10**6 + 7, 2),
-        (126, 8, 128, 10**15 + 1, 2),  # beyond 2**63: int64 overflows, float64 rounds
+        (126, 8, 128, 10**13 + 1, 2),  # beyond 2**53, where float64 rounds, and within int64
     ]
     for args, got in zip(cases, student.int8_cache_bytes.each(cases), strict=True):
         n_layers, n_kv_heads, head_dim, n_tokens, scale_bytes = args
