@@ -12,12 +12,18 @@ solution are plain data (see ``runner/wire.py``): exact Python types and plain n
         out, cache = student.attend_step(x, empty_cache, params)
         expect_array(out, [1.0, 0.0], what="out")
 
+A check may take a second parameter, ``rng``: a :class:`numpy.random.Generator` seeded from the
+exercise's slug and the check's id (:func:`check_rng`), the same at every run.
+
 Checks run in the order they are defined. They are collected from the module by the marker the
 decorator leaves on each function, so importing ``checks.py`` registers nothing globally.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import inspect
 import types
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -25,16 +31,19 @@ from typing import Any, NoReturn, TypeVar
 
 import numpy as np
 
+from grader import tracebacks
 from grader.display import describe, show_keys
 from grader.proxy import Student
 
 __all__ = [
-    "CHECK_HINT", "Check", "CheckFailed", "Hint", "Student", "check", "collect_checks", "describe", "expect_array",
-    "expect_dict", "expect_integer", "expect_sequence", "fail",
+    "CHECK_HINT", "Check", "CheckFailed", "Expectation", "Hint", "Student", "check", "check_rng", "collect_checks",
+    "describe", "expect_array", "expect_dict", "expect_float", "expect_integer", "expect_sequence", "expect_tuple",
+    "fail",
 ]  # fmt: skip
 
+#: What the grader calls: the check with its generator, if it takes one, already bound.
 CheckFunction = Callable[[Student], None]
-F = TypeVar("F", bound=CheckFunction)
+F = TypeVar("F", bound=Callable[..., None])
 _MARKER = "__mlkata_check__"
 
 
@@ -60,6 +69,8 @@ class Check:
     points: float
     hint: str | None
     function: CheckFunction
+    #: Whether the check takes a second parameter, the seeded generator ``rng``.
+    takes_rng: bool = False
 
 
 class CheckFailed(AssertionError):
@@ -98,22 +109,68 @@ def fail(message: str, *, hint: Hint = CHECK_HINT, expected: Any = None, got: An
     raise CheckFailed(message, hint=hint, expected=expected, got=got)
 
 
-def collect_checks(module: types.ModuleType) -> list[Check]:
-    """The checks defined in ``module``, in definition order."""
+def check_rng(slug: str, check_id: str) -> np.random.Generator:
+    """The generator a check that takes ``rng`` receives: seeded from the exercise's slug and the check's id.
+
+    A new one for every run of the check, so every run (and every replay of a failure) draws the
+    same numbers, whatever ran before; other checks and other exercises draw others.
+    """
+    digest = hashlib.sha256(f"{slug}/{check_id}".encode()).digest()
+    return np.random.default_rng(int.from_bytes(digest[:16], "big"))
+
+
+def collect_checks(module: types.ModuleType, *, slug: str = "") -> list[Check]:
+    """The checks defined in ``module``, in definition order, each callable with the student alone.
+
+    ``slug`` (the exercise's) seeds the generator of the checks that take ``rng``.
+    """
     found: list[Check] = []
     for name, value in vars(module).items():
         marker = getattr(value, _MARKER, None)
         if marker is None or not callable(value):
             continue
         title, public, points, hint = marker
-        found.append(Check(id=name, title=title, public=public, points=points, hint=hint, function=value))
+        takes_rng = _positional_parameters(value) >= 2
+        function = _calling(value, slug, name, takes_rng)
+        found.append(
+            Check(id=name, title=title, public=public, points=points, hint=hint, function=function, takes_rng=takes_rng)
+        )
     return found
+
+
+def _positional_parameters(function: Callable[..., Any]) -> int:
+    try:
+        parameters = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):
+        return 1
+    return sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in parameters)
+
+
+def _calling(function: Callable[..., None], slug: str, check_id: str, takes_rng: bool) -> CheckFunction:
+    """``function`` as the grader calls it: with its generator, and a bug in it recorded with its traceback."""
+
+    @functools.wraps(function)
+    def run(student: Student) -> None:
+        try:
+            if takes_rng:
+                function(student, check_rng(slug, check_id))
+            else:
+                function(student)
+        except CheckFailed:
+            raise
+        except Exception as exc:
+            tracebacks.record(check_id, exc)  # for the author's view (mlkata grade, mlkata check), if it asks
+            raise
+
+    return run
 
 
 # --------------------------------------------------------------------------- assertions
 
 DEFAULT_RTOL = 1e-6
 DEFAULT_ATOL = 1e-9
+#: One item's expectation for :func:`expect_tuple`: called with the item, it fails as ``expect_*`` do.
+Expectation = Callable[[Any], object]
 
 
 def expect_sequence(got: Any, length: int, *, what: str, hint: Hint = CHECK_HINT) -> Sequence[Any]:
@@ -146,6 +203,57 @@ def expect_integer(got: Any, expected: int, *, what: str, hint: Hint = CHECK_HIN
         fail(f"{what}: expected {expected:,}, got {int(got):,}", hint=None, expected=expected, got=got)
 
 
+def expect_tuple(
+    got: Any, expectations: Sequence[Expectation | None], *, what: str, hint: Hint = CHECK_HINT
+) -> tuple[Any, ...]:
+    """``got`` must be a tuple or list with one item per expectation, each passing its own; returns it as a tuple.
+
+    Each expectation is a callable given its item (a ``lambda``, or a ``functools.partial`` of an
+    ``expect_*`` helper), which fails as the helpers do; ``None`` takes the item as it is. The
+    form (kind, length) is checked first, with ``hint``; then the items, in order.
+    """
+    items = expect_sequence(got, len(expectations), what=what, hint=hint)
+    for item, expectation in zip(items, expectations, strict=True):
+        if expectation is not None:
+            expectation(item)
+    return tuple(items)
+
+
+def expect_float(
+    got: Any,
+    expected: float,
+    *,
+    what: str,
+    rtol: float = DEFAULT_RTOL,
+    atol: float = DEFAULT_ATOL,
+    hint: Hint = CHECK_HINT,
+) -> None:
+    """``got`` must be a real floating-point number close to ``expected``.
+
+    A Python float, a numpy floating scalar (``np.float64(…)``, ``np.float32(…)``) or a 0-d numpy
+    array of a floating dtype; not an int or a bool (use :func:`expect_integer`), nor an array of
+    one value. ``hint`` goes with a value of the wrong kind; a wrong number gets the hint of the
+    known mistake it matches, or none. A nan is close only to an expected nan.
+    """
+    scalar = isinstance(got, (float, np.floating)) or (
+        isinstance(got, np.ndarray) and got.shape == () and got.dtype.kind == "f"
+    )
+    if not scalar:
+        fail(f"{what} should be a float, got {describe(got)}", hint=hint, expected=expected, got=got)
+    value, want = float(got), float(expected)
+    if bool(np.isclose(value, want, rtol=rtol, atol=atol, equal_nan=True)):
+        return
+    if np.isfinite(want) and not np.isfinite(value):
+        fail(f"{what} is {value} where {want:.6g} was expected (inf or nan: an overflow?)", hint=None,
+             expected=expected, got=got)  # fmt: skip
+    error = abs(value - want)
+    fail(
+        f"{what}: expected {want:.6g}, got {value:.6g} (absolute error {error:.3g}, relative error "
+        f"{error / max(abs(want), np.finfo(np.float64).tiny):.3g}; tolerance rtol={rtol:g}, atol={atol:g})",
+        hint=None, expected=expected, got=got,
+    )  # fmt: skip
+
+
 def expect_array(
     got: Any,
     expected: Any,
@@ -153,22 +261,34 @@ def expect_array(
     what: str,
     rtol: float = DEFAULT_RTOL,
     atol: float = DEFAULT_ATOL,
+    dtype: Any = None,
+    exact: bool = False,
     hint: Hint = CHECK_HINT,
 ) -> None:
-    """``got`` must be a float array of the expected shape whose values are close to ``expected``.
+    """``got`` must be a numpy array of the expected shape whose values are close to ``expected``.
 
-    ``hint`` goes with a value of the wrong kind, dtype or shape; wrong values get the hint of the
-    known mistake they match, or none: a fixed hint for them would be a guess.
+    Without ``dtype``, any dtype of real numbers (integers or floats) is accepted and compared as
+    float64; with ``dtype`` (``np.int8``, ``"float32"``, …) the array must have exactly that one.
+    ``exact=True`` compares the values exactly (``np.array_equal``; nan equals nan) instead of with
+    ``rtol`` and ``atol``. ``hint`` goes with a value of the wrong kind, dtype or shape; wrong values
+    get the hint of the known mistake they match, or none: a fixed hint for them would be a guess.
     """
-    want = np.asarray(expected, dtype=np.float64)
+    required = None if dtype is None else np.dtype(dtype)
+    compared_as = np.complex128 if required is not None and required.kind == "c" else np.float64
+    want = np.asarray(expected) if exact else np.asarray(expected, dtype=compared_as)
     if not isinstance(got, np.ndarray):
         fail(f"{what} should be a numpy array of shape {want.shape}, got {describe(got)}", hint=hint,
              expected=want, got=got)  # fmt: skip
-    if got.dtype.kind not in "fiu":
+    if required is not None and got.dtype != required:
+        fail(f"{what} should have dtype {required}, got dtype {got.dtype}", hint=hint, expected=want, got=got)
+    if required is None and got.dtype.kind not in "fiu":
         fail(f"{what} should hold real numbers, got dtype {got.dtype}", hint=hint, expected=want, got=got)
     if got.shape != want.shape:
         fail(f"{what} should have shape {want.shape}, got shape {got.shape}", hint=hint, expected=want, got=got)
-    values = got.astype(np.float64)
+    if exact:
+        _expect_equal(got, want, what)
+        return
+    values = got.astype(want.dtype)
     bad_finite = ~np.isfinite(values) & np.isfinite(want)
     if bad_finite.any():
         index = _first(bad_finite)
@@ -189,6 +309,22 @@ def expect_array(
             f"max relative error {rel_err.max():.3g} (tolerance rtol={rtol:g}, atol={atol:g})",
             hint=None, expected=want, got=got,
         )  # fmt: skip
+
+
+def _expect_equal(got: np.ndarray, want: np.ndarray, what: str) -> None:
+    """The values of ``got`` must equal ``want``'s exactly (nan equal to nan); shapes already agree."""
+    with np.errstate(invalid="ignore"):
+        same = np.asarray(got == want)
+        if got.dtype.kind in "fc" and want.dtype.kind in "fc":
+            same = same | (np.isnan(got) & np.isnan(want))
+    if same.all():
+        return
+    index = _first(~same)
+    fail(
+        f"{what} differs from the expected values: first at index {index} (expected {want[index]!r}, "
+        f"got {got[index]!r}); {int((~same).sum())} of {same.size} values differ (compared exactly)",
+        hint=None, expected=want, got=got,
+    )  # fmt: skip
 
 
 def _first(mask: np.ndarray) -> tuple[int, ...]:
