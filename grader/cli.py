@@ -1,10 +1,12 @@
 """Command-line grading: ``mlkata grade`` for a solution, ``mlkata check`` for whole exercises (and the
-strength of their checks, with ``--mutation``)."""
+strength of their checks, with ``--mutation``), ``mlkata new`` for a new exercise folder."""
 
 from __future__ import annotations
 
 import enum
 import json
+import os
+import shutil
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -13,15 +15,18 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from grader.exercise import Exercise, ExerciseError, load_exercise, load_exercises
+from grader import tracebacks
+from grader.exercise import BrokenExercise, Exercise, ExerciseError, exercise_folders, load_exercise, load_or_explain
 from grader.grading import grade
+from grader.katex import KatexUnavailable, math_problems
 from grader.mutation import analyse_and_report
 from grader.reports.exercism import to_exercism
 from grader.reports.junit import Case, cases_from_result, to_junit_xml
 from grader.reports.text import print_result
 from grader.results import GradeResult, Reason, Status
 from grader.sandbox import SandboxUnavailable, examine, require_sandbox
-from grader.verify import Finding, verify_exercise
+from grader.scaffold import ScaffoldError, new_exercise, next_steps
+from grader.verify import Finding, crash_report, verify_exercise
 
 EXIT_PASS, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 DEFAULT_EXERCISES = Path(__file__).resolve().parent.parent / "exercises"
@@ -56,7 +61,7 @@ def _usage_error(message: str) -> typer.Exit:
     return typer.Exit(EXIT_USAGE)
 
 
-def _load(exercises: Path, slug: str) -> Exercise:
+def _load(exercises: Path, slug: str, *, mutants: bool = True) -> Exercise:
     path = exercises / slug
     if not (path / "exercise.toml").is_file():
         known = (
@@ -64,7 +69,7 @@ def _load(exercises: Path, slug: str) -> Exercise:
         )
         raise _usage_error(f"no exercise {slug!r} in {exercises} (known: {', '.join(known) or 'none'})")
     try:
-        return load_exercise(path)
+        return load_exercise(path, mutants=mutants)
     except ExerciseError as exc:
         raise _usage_error(str(exc)) from None
 
@@ -106,7 +111,8 @@ def grade_command(
     except OSError as exc:
         raise _usage_error(f"cannot read {path}: {exc.strerror}") from None
     _require_sandbox(trusted)
-    result = grade(loaded, source, jailed=not trusted, warm=not cold)
+    with tracebacks.collecting() as crashes:
+        result = grade(loaded, source, jailed=not trusted, warm=not cold)
     if junit is not None:
         junit.write_text(to_junit_xml(f"mlkata.{loaded.slug}", cases_from_result(result, loaded.slug)))
     if shown is ReportFormat.JSON:
@@ -115,6 +121,13 @@ def grade_command(
         sys.stdout.write(json.dumps(to_exercism(result), ensure_ascii=False) + "\n")
     else:
         print_result(result, Console(highlight=False, soft_wrap=True))
+    # The author's view: where a check itself crashed. Students read only its message.
+    console = Console(highlight=False, soft_wrap=True, stderr=shown is not ReportFormat.TEXT)
+    for test in result.tests:
+        report = crash_report(test, crashes)
+        if report:
+            console.print(f"[bold red]The check {escape(test.id)} raised[/] (shown to you, not to students):")
+            console.print(escape(report.removeprefix("\n")))
     raise typer.Exit(_exit_code(result))
 
 
@@ -138,24 +151,35 @@ def check_command(
             "the exercise's [mutation] minimum.",
         ),
     ] = False,
+    reference_only: Annotated[
+        bool,
+        typer.Option(
+            "--reference-only",
+            help="Only load the exercise (without its mutants), typeset the statement and grade the reference: "
+            "for writing the checks before the mutants exist.",
+        ),
+    ] = False,
     trusted: TrustedOption = False,
     exercises: ExercisesOption = DEFAULT_EXERCISES,
 ) -> None:
-    """Verify exercises: they load, the reference passes, the starter and every mutant fail (and, with
-    --mutation, the checks kill enough mutants derived from the reference)."""
+    """Verify exercises: they load, the statement's math typesets, the reference passes, the starter and every
+    mutant fail (and, with --mutation, the checks kill enough mutants derived from the reference)."""
+    if mutation and reference_only:
+        raise _usage_error("--mutation grades mutants of the reference: it cannot be combined with --reference-only")
     _require_sandbox(trusted)
     console = Console(highlight=False, soft_wrap=True)
-    if slugs:
-        loaded = [_load(exercises, slug) for slug in slugs]
-    else:
-        try:
-            loaded = list(load_exercises(exercises).values())
-        except ExerciseError as exc:
-            raise _usage_error(str(exc)) from None
+    loaded = _load_for_check(exercises, slugs or [], mutants=not reference_only)
+    try:  # one node process for the math of every statement
+        math = math_problems({exercise.slug: exercise.statement_markdown for exercise in loaded})
+    except KatexUnavailable as exc:
+        math = {exercise.slug: [str(exc)] for exercise in loaded}
     findings: list[Finding] = []
     for exercise in loaded:
         console.print(f"[bold]{escape(exercise.slug)}[/]")
-        for finding in verify_exercise(exercise, jailed=not trusted):
+        verified = verify_exercise(
+            exercise, jailed=not trusted, reference_only=reference_only, math=math[exercise.slug]
+        )
+        for finding in verified:
             findings.append(finding)
             mark = "[green]✓[/]" if finding.ok else "[red]✗[/]"
             console.print(f"  {mark} {escape(finding.name)} [dim]({finding.seconds:.2f} s)[/]")
@@ -169,6 +193,37 @@ def check_command(
     bad = [f for f in findings if not f.ok]
     console.print(f"{len(findings) - len(bad)}/{len(findings)} properties hold in {len(loaded)} exercise(s)")
     raise typer.Exit(EXIT_FAIL if bad else EXIT_PASS)
+
+
+def _load_for_check(exercises: Path, slugs: list[str], *, mutants: bool) -> list[Exercise]:
+    """The exercises named (default: all); a usage error listing every one that does not load, with why."""
+    if slugs:
+        return [_load(exercises, slug, mutants=mutants) for slug in slugs]
+    outcomes = [load_or_explain(folder, mutants=mutants) for folder in exercise_folders(exercises)]
+    broken = [str(o.error) for o in outcomes if isinstance(o, BrokenExercise)]
+    if broken:
+        raise _usage_error("\n".join(broken))
+    loaded = [o for o in outcomes if isinstance(o, Exercise)]
+    return sorted(loaded, key=lambda e: (e.config.order, e.config.title))
+
+
+@app.command("new")
+def new_command(
+    slug: Annotated[str, typer.Argument(help="The new exercise's slug: lowercase words joined by '-'.")],
+    title: Annotated[str, typer.Option("--title", help="Its title, on the roadmap and its page.")],
+    section: Annotated[str, typer.Option("--section", help="The roadmap section it belongs to.")],
+    exercises: ExercisesOption = DEFAULT_EXERCISES,
+) -> None:
+    """Create a new exercise folder: a working example that `mlkata check` accepts, to replace file by file."""
+    try:
+        folder = new_exercise(exercises, slug, title=title, section=section)
+    except ScaffoldError as exc:
+        raise _usage_error(str(exc)) from None
+    read_by_default = Path(os.environ.get("MLKATA_EXERCISES_DIR") or DEFAULT_EXERCISES)
+    default = exercises.resolve() == read_by_default.resolve()
+    # As the author typed it (.venv/bin/mlkata) when that is not the mlkata on the PATH.
+    program = sys.argv[0] if Path(sys.argv[0]).name == "mlkata" and shutil.which("mlkata") is None else "mlkata"
+    Console(highlight=False, soft_wrap=True).print(escape(next_steps(folder, program=program, default_folder=default)))
 
 
 @app.command("doctor")

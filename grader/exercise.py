@@ -7,27 +7,33 @@ An exercise is a folder ``exercises/<slug>/``::
     starter.py        what the student starts from
     reference.py      a correct solution
     checks.py         the hidden checks (trusted code, see grader.checks)
-    mutants/*.py      known-wrong solutions, each described in exercise.toml
+    mutants/*.py      known-wrong solutions, each described in exercise.toml: a whole solution,
+    mutants/*.diff    or a unified diff against reference.py (see grader.patches)
 
 Loading checks everything an author can get wrong and reports every problem with its file.
 """
 
 from __future__ import annotations
 
+import ast
+import contextlib
 import importlib.util
+import inspect
 import re
 import sys
 import tomllib
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from grader.checks import Check, collect_checks
 from grader.fingerprints import KnownMistake
 from grader.limits import Limits
+from grader.mutant_files import load_mutants, mutant_file, patched_file
 from grader.statement import StatementError, render_statement
 
 SLUG_PATTERN = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
@@ -104,6 +110,8 @@ class Exercise:
     statement_markdown: str
     starter: str
     checks: tuple[Check, ...]
+    #: Each mutant's whole ``solution.py``: its ``.py`` file, or ``reference.py`` with its ``.diff`` applied.
+    mutant_sources: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def limits(self) -> Limits:
@@ -121,8 +129,17 @@ class Exercise:
     def statement_html(self) -> str:
         return render_statement(self.statement_markdown)
 
+    def mutant_file(self, name: str) -> Path:
+        """The mutant's own file in the folder: ``mutants/<name>.py``, or ``mutants/<name>.diff``."""
+        return mutant_file(self.path, name)
+
     def mutant_paths(self) -> dict[str, Path]:
-        return {name: self.path / "mutants" / f"{name}.py" for name in self.config.mutants}
+        """A file holding each mutant's whole ``solution.py``: its ``.py``, or its diff applied."""
+        paths = {}
+        for name in self.config.mutants:
+            own = self.mutant_file(name)
+            paths[name] = patched_file(self.slug, name, self.mutant_sources[name]) if own.suffix == ".diff" else own
+        return paths
 
     def hint_text(self, hint_id: str | None) -> str | None:
         return self.config.hints.get(hint_id) if hint_id else None
@@ -135,15 +152,40 @@ class Exercise:
     @cached_property
     def known_mistakes(self) -> list[KnownMistake]:
         """The mutants, compiled once, for naming a wrong answer's mistake (see grader.fingerprints)."""
-        return [
-            KnownMistake.compile(name, spec.mistake, spec.hint, self.mutant_paths()[name])
-            for name, spec in self.config.mutants.items()
-            if self.mutant_paths()[name].is_file()
-        ]
+        mistakes = []
+        for name, spec in self.config.mutants.items():
+            own = self.mutant_file(name)
+            source = self.mutant_sources.get(name)
+            if source is None and own.suffix == ".py" and own.is_file():  # an Exercise made without its sources
+                source = own.read_text(encoding="utf-8")
+            if source is not None:
+                code = compile(source, str(own), "exec")  # as KnownMistake.compile does
+                mistakes.append(KnownMistake(name, spec.mistake, spec.hint, code))
+        return mistakes
 
 
-def load_exercise(path: Path) -> Exercise:
-    """Load and validate one exercise folder; raise :class:`ExerciseError` listing every problem."""
+@dataclass(frozen=True)
+class BrokenExercise:
+    """An exercise folder that does not load: its problems, and what the roadmap can still say of it."""
+
+    slug: str
+    path: Path
+    error: ExerciseError
+    title: str
+    section: str
+    order: int = 0
+
+    @property
+    def problems(self) -> list[str]:
+        return self.error.problems
+
+
+def load_exercise(path: Path, *, mutants: bool = True) -> Exercise:
+    """Load and validate one exercise folder; raise :class:`ExerciseError` listing every problem.
+
+    ``mutants=False`` leaves the mutants out (files and tables, unread), for working on the
+    statement, reference and checks before the mutants exist (``mlkata check --reference-only``).
+    """
     path = path.resolve()
     slug = path.name
     problems: list[str] = []
@@ -164,20 +206,62 @@ def load_exercise(path: Path) -> Exercise:
     for name in ("starter.py", "reference.py"):
         _check_compiles(path / name, name, problems)
     checks = _load_checks(path / "checks.py", slug, problems)
+    sources = load_mutants(path, problems) if mutants else {}
+    if config is not None and not mutants:
+        config = config.model_copy(update={"mutants": {}})
     if config is not None:
-        _cross_check(path, config, checks, problems)
+        _cross_check(path, config, checks, problems, mutants=mutants)
     if problems or config is None:
         raise ExerciseError(slug, problems)
     return Exercise(
-        slug=slug, path=path, config=config, statement_markdown=statement, starter=starter, checks=tuple(checks)
-    )
+        slug=slug, path=path, config=config, statement_markdown=statement, starter=starter, checks=tuple(checks),
+        mutant_sources=sources,
+    )  # fmt: skip
 
 
 def load_exercises(root: Path) -> dict[str, Exercise]:
     """Every exercise under ``root``, ordered by each one's ``order``, then title."""
-    exercises = [load_exercise(p) for p in sorted(root.iterdir()) if (p / "exercise.toml").is_file()]
+    exercises = [load_exercise(p) for p in exercise_folders(root)]
     exercises.sort(key=lambda e: (e.config.order, e.config.title))
     return {e.slug: e for e in exercises}
+
+
+def exercise_folders(root: Path) -> list[Path]:
+    """The folders under ``root`` that hold an ``exercise.toml``, by name (hidden ones left out)."""
+    if not root.is_dir():
+        return []
+    return sorted(p for p in root.iterdir() if not p.name.startswith(".") and (p / "exercise.toml").is_file())
+
+
+def load_each_exercise(root: Path) -> tuple[dict[str, Exercise], dict[str, BrokenExercise]]:
+    """Every exercise under ``root`` that loads (in roadmap order), and every one that does not, with why."""
+    loaded: dict[str, Exercise] = {}
+    broken: dict[str, BrokenExercise] = {}
+    for folder in exercise_folders(root):
+        outcome = load_or_explain(folder)
+        (loaded if isinstance(outcome, Exercise) else broken)[outcome.slug] = outcome  # type: ignore[index]
+    ordered = sorted(loaded.values(), key=lambda e: (e.config.order, e.config.title))
+    return {e.slug: e for e in ordered}, broken
+
+
+def load_or_explain(folder: Path, *, mutants: bool = True) -> Exercise | BrokenExercise:
+    """The exercise in ``folder``, or, if it does not load, why not (never raising for the folder's contents)."""
+    try:
+        return load_exercise(folder, mutants=mutants)
+    except ExerciseError as exc:
+        error = exc
+    except (Exception, SystemExit) as exc:  # noqa: BLE001  (an unreadable file: reported like any problem)
+        error = ExerciseError(folder.name, [f"loading it raised {type(exc).__name__}: {exc}"])
+    data: dict[str, Any] = {}
+    with contextlib.suppress(OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        data = tomllib.loads((folder / "exercise.toml").read_text(encoding="utf-8"))
+    title, section, order = data.get("title"), data.get("section"), data.get("order")
+    return BrokenExercise(
+        slug=folder.name, path=folder.resolve(), error=error,
+        title=title if isinstance(title, str) and title.strip() else folder.name,
+        section=section if isinstance(section, str) and section.strip() else "Exercises that do not load",
+        order=order if isinstance(order, int) and not isinstance(order, bool) else 0,
+    )  # fmt: skip
 
 
 def _load_config(path: Path, problems: list[str]) -> ExerciseConfig | None:
@@ -210,28 +294,75 @@ def _load_checks(path: Path, slug: str, problems: list[str]) -> list[Check]:
     sys.modules[module_name] = module
     try:
         spec.loader.exec_module(module)
-    except Exception as exc:  # noqa: BLE001  (any error in an author's file is reported, not raised)
+    except (Exception, SystemExit) as exc:  # noqa: BLE001  (any error in an author's file is reported, not raised)
         problems.append(f"checks.py: importing it raised {type(exc).__name__}: {exc}")
         return []
-    checks = collect_checks(module)
+    checks = collect_checks(module, slug=slug)
     if not checks:
         problems.append("checks.py: defines no check (decorate functions with @check)")
+    for c in checks:
+        original = inspect.unwrap(c.function)
+        try:
+            inspect.signature(original).bind(*(None,) * (2 if c.takes_rng else 1))
+        except TypeError:
+            problems.append(
+                f"checks.py: check {c.id}{inspect.signature(original)} must take (student) or (student, rng)"
+            )
+        except ValueError:
+            pass  # no signature to read (a builtin): let it run
     return checks
 
 
-def _cross_check(path: Path, config: ExerciseConfig, checks: list[Check], problems: list[str]) -> None:
+def _cross_check(
+    path: Path, config: ExerciseConfig, checks: list[Check], problems: list[str], *, mutants: bool
+) -> None:
     ids = {c.id for c in checks}
+    reported = _unknown_hint_literals(path / "checks.py", config.hints, problems)
     for c in checks:
-        if c.hint is not None and c.hint not in config.hints:
+        if c.hint is not None and c.hint not in config.hints and c.hint not in reported:
             problems.append(f"checks.py: check {c.id} names hint {c.hint!r}, which [hints] does not define")
-    mutant_files = {p.stem for p in (path / "mutants").glob("*.py")} if (path / "mutants").is_dir() else set()
-    for name in sorted(mutant_files - set(config.mutants)):
-        problems.append(f"mutants/{name}.py: not described in exercise.toml (add a [mutants.{name}] table)")
+    if not mutants:
+        return
+    files = sorted((path / "mutants").glob("*.py")) + sorted((path / "mutants").glob("*.diff"))
+    mutant_files = {p.stem: p.name for p in files} if (path / "mutants").is_dir() else {}
+    for name in sorted(set(mutant_files) - set(config.mutants)):
+        problems.append(f"mutants/{mutant_files[name]}: not described in exercise.toml (add a [mutants.{name}] table)")
     for name, mutant in config.mutants.items():
         if name not in mutant_files:
-            problems.append(f"exercise.toml: mutants.{name}: file mutants/{name}.py is missing")
+            problems.append(
+                f"exercise.toml: mutants.{name}: file mutants/{name}.py (or mutants/{name}.diff) is missing"
+            )
         if mutant.hint not in config.hints:
             problems.append(f"exercise.toml: mutants.{name}.hint: {mutant.hint!r} is not in [hints]")
         for check_id in mutant.caught_by:
             if check_id not in ids:
                 problems.append(f"exercise.toml: mutants.{name}.caught_by: no check named {check_id!r}")
+
+
+def _unknown_hint_literals(path: Path, hints: Mapping[str, str], problems: list[str]) -> set[str]:
+    """Report, with its line, each literal hint id in ``checks.py`` that ``[hints]`` does not define; return them.
+
+    Every ``hint="…"`` passed in a call (``@check``, ``fail``, ``expect_*``, a helper of the file's
+    own) and every parameter ``hint`` defaulting to a string: each would name a hint at run time.
+    """
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    except (SyntaxError, ValueError):
+        return set()  # importing it reports the error
+    found: set[tuple[int, str]] = set()
+    for node in ast.walk(tree):
+        values: list[ast.expr | None] = []
+        if isinstance(node, ast.Call):
+            values = [keyword.value for keyword in node.keywords if keyword.arg == "hint"]
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            a = node.args
+            positional = [*a.posonlyargs, *a.args][len(a.posonlyargs) + len(a.args) - len(a.defaults) :]
+            pairs = [*zip(positional, a.defaults, strict=True), *zip(a.kwonlyargs, a.kw_defaults, strict=True)]
+            values = [default for arg, default in pairs if arg.arg == "hint"]
+        for value in values:
+            if isinstance(value, ast.Constant) and isinstance(value.value, str) and value.value not in hints:
+                found.add((value.lineno, value.value))
+    known = f"(known: {', '.join(sorted(hints))})" if hints else "([hints] is empty)"
+    for line, hint in sorted(found):
+        problems.append(f"checks.py, line {line}: hint {hint!r} is not in [hints] {known}")
+    return {hint for _, hint in found}

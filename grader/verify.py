@@ -1,17 +1,21 @@
 """``mlkata check``: does an exercise hold together? For authors and CI.
 
-An exercise is sound when it loads, its statement renders, its reference solution passes every
-check, its starter does not pass, and every known-wrong solution (mutant) fails, is caught by the
-checks it names and is named as its own mistake (so a student making it is told so, with its
-hint). All solutions run through the real grader.
+An exercise is sound when it loads, its statement renders (every math span typeset by KaTeX), its
+reference solution passes every check, its starter does not pass, and every known-wrong solution
+(mutant) fails, is caught by the checks it names and is named as its own mistake (so a student
+making it is told so, with its hint). All solutions run through the real grader. A check that
+crashes is reported with its traceback, which students never see.
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
+from grader import tracebacks
 from grader.exercise import Exercise
 from grader.grading import grade
+from grader.katex import KatexUnavailable, math_problems
 from grader.results import CheckResult, GradeResult, Reason, Status
 
 
@@ -26,32 +30,40 @@ class Finding:
     seconds: float
 
 
-def verify_exercise(exercise: Exercise, *, jailed: bool = True) -> list[Finding]:
-    findings = [Finding(exercise.slug, "statement renders", bool(exercise.statement_html), "", 0.0)]
+def verify_exercise(
+    exercise: Exercise, *, jailed: bool = True, reference_only: bool = False, math: list[str] | None = None
+) -> list[Finding]:
+    """Every property of the exercise, or with ``reference_only`` the statement and the reference alone.
 
-    reference = grade(exercise, exercise.reference_path.read_text(encoding="utf-8"), jailed=jailed)
+    ``math`` is the statement's TeX errors when the caller typeset many statements at once
+    (:func:`grader.katex.math_problems`); without it the statement is typeset here.
+    """
+    findings = [_statement(exercise, math)]
+    reference, crashes = _graded(exercise, exercise.reference_path.read_text(encoding="utf-8"), jailed)
     findings.append(
         Finding(
             exercise.slug,
             "reference solution passes every check",
             reference.status is Status.PASS,
-            _summary(reference),
+            _summary(reference, crashes),
             reference.duration_ms / 1000,
         )
     )
-    starter = grade(exercise, exercise.starter, jailed=jailed)
+    if reference_only:
+        return findings
+    starter, crashes = _graded(exercise, exercise.starter, jailed)
     findings.append(
         Finding(
             exercise.slug,
             "starter does not pass",
             starter.status is not Status.PASS and not _internal_errors(starter),
-            _summary(starter),
+            _summary(starter, crashes),
             starter.duration_ms / 1000,
         )
     )
-    for name, path in exercise.mutant_paths().items():
+    for name, path in exercise.mutant_paths().items():  # a diff's, applied
         spec = exercise.config.mutants[name]
-        result = grade(exercise, path.read_text(encoding="utf-8"), jailed=jailed)
+        result, crashes = _graded(exercise, path.read_text(encoding="utf-8"), jailed)
         failing = {t.id for t in result.failing()}
         problems = []
         if result.status is Status.PASS:
@@ -65,7 +77,7 @@ def verify_exercise(exercise: Exercise, *, jailed: bool = True) -> list[Finding]
                 f"its answers are not named as its own mistake (the run names {named or 'no known mistake'}): "
                 "give the checks inputs on which it differs from the other mutants"
             )
-        problems += [f"check {t.id} crashed: {t.message}" for t in _internal_errors(result)]
+        problems += [f"check {t.id} crashed: {t.message}{crash_report(t, crashes)}" for t in _internal_errors(result)]
         findings.append(
             Finding(
                 exercise.slug,
@@ -78,11 +90,35 @@ def verify_exercise(exercise: Exercise, *, jailed: bool = True) -> list[Finding]
     return findings
 
 
+def _statement(exercise: Exercise, math: list[str] | None) -> Finding:
+    started = time.monotonic()
+    if math is None:
+        try:
+            math = math_problems({exercise.slug: exercise.statement_markdown})[exercise.slug]
+        except KatexUnavailable as exc:
+            math = [str(exc)]
+    ok = bool(exercise.statement_html) and not math
+    return Finding(exercise.slug, "statement renders", ok, "\n".join(math), time.monotonic() - started)
+
+
+def _graded(exercise: Exercise, source: str, jailed: bool) -> tuple[GradeResult, dict[str, str]]:
+    """The grade, and the traceback of each check that raised in it (the author's view)."""
+    with tracebacks.collecting() as found:
+        return grade(exercise, source, jailed=jailed), found
+
+
+def crash_report(test: CheckResult, found: dict[str, str]) -> str:
+    """For a check that crashed (a bug in it), its traceback, indented, after a newline; else nothing."""
+    if test.reason is not Reason.INTERNAL_ERROR or test.id not in found:
+        return ""
+    return "\n  " + found[test.id].rstrip().replace("\n", "\n  ")
+
+
 def _internal_errors(result: GradeResult) -> list[CheckResult]:
     return [t for t in result.tests if t.reason is Reason.INTERNAL_ERROR]
 
 
-def _summary(result: GradeResult) -> str:
+def _summary(result: GradeResult, found: dict[str, str]) -> str:
     lines = [f"{result.status.value}: {result.message or ''}"]
-    lines += [f"{t.id}: {t.message}" for t in result.failing()[:5]]
+    lines += [f"{t.id}: {t.message}{crash_report(t, found)}" for t in result.failing()[:5]]
     return "\n".join(lines)
