@@ -1,10 +1,17 @@
-"""What learners may see of an exercise: never its checks' code, reference solution or mutants."""
+"""What learners may see of an exercise: never its checks' code, reference solution or mutants.
+
+Of an exercise that does not load they see its title and why it does not (the loading problems,
+each with its file and field), so that its author, trying it on the page, reads them too.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from dataclasses import dataclass
+
 from pydantic import BaseModel, Field
 
-from grader.exercise import Exercise
+from grader.exercise import BrokenExercise, Exercise
 
 
 class FunctionInfo(BaseModel):
@@ -85,3 +92,50 @@ def sections(exercises: list[Exercise]) -> list[tuple[str, list[Exercise]]]:
     for exercise in exercises:
         grouped.setdefault(exercise.config.section, []).append(exercise)
     return list(grouped.items())
+
+
+@dataclass(frozen=True)
+class RoadmapEntry:
+    """One exercise on the roadmap: one that loads, or one that does not (with its problems)."""
+
+    slug: str
+    title: str
+    summary: str
+    difficulty: str
+    tags: list[str]
+    order: int
+    problems: list[str]
+
+    @classmethod
+    def of(cls, exercise: Exercise | BrokenExercise) -> RoadmapEntry:
+        if isinstance(exercise, BrokenExercise):
+            return cls(exercise.slug, exercise.title, "", "", [], exercise.order, list(exercise.problems))
+        c = exercise.config
+        return cls(exercise.slug, c.title, c.summary, c.difficulty, list(c.tags), c.order, [])
+
+
+def in_order(exercises: Iterable[Exercise]) -> list[Exercise]:
+    """Exercises in roadmap order: by ``order``, then title (whatever order a reload left them in)."""
+    return sorted(exercises, key=lambda e: (e.config.order, e.config.title))
+
+
+def roadmap(
+    exercises: Iterable[Exercise], broken: Iterable[BrokenExercise] = ()
+) -> list[tuple[str, list[RoadmapEntry]]]:
+    """The roadmap's sections, each with its exercises, the ones that do not load among them."""
+    every: list[tuple[tuple[int, str], str, RoadmapEntry]] = [
+        ((e.config.order, e.config.title), e.config.section, RoadmapEntry.of(e)) for e in exercises
+    ]
+    every += [((b.order, b.title), b.section, RoadmapEntry.of(b)) for b in broken]
+    grouped: dict[str, list[RoadmapEntry]] = {}
+    for _, section, entry in sorted(every, key=lambda item: item[0]):
+        grouped.setdefault(section, []).append(entry)
+    return list(grouped.items())
+
+
+def loading_error(exercise: BrokenExercise, max_chars: int = 4000) -> str:
+    """What a learner reads of an exercise that does not load: that it cannot be graded, and why."""
+    problems = "; ".join(exercise.problems)
+    if len(problems) > max_chars:
+        problems = problems[:max_chars] + "…"
+    return f"The exercise “{exercise.slug}” does not load, so it cannot be graded until it is fixed: {problems}"

@@ -27,6 +27,14 @@ def serve_command(
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
     log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
+    reload: Annotated[
+        bool,
+        typer.Option(
+            "--reload",
+            help="Watch the exercises folder and reload an exercise when one of its files changes (for authors; "
+            "the code of mlkata itself is not reloaded).",
+        ),
+    ] = False,
 ) -> None:
     """Serve the web app (pages, API and, without Redis, graders). Settings: MLKATA_* variables (docs/settings.md)."""
     import uvicorn  # the grading commands do not need the server's imports
@@ -38,8 +46,9 @@ def serve_command(
     settings = Settings()
     configure_logging(settings.log_format)
     uvicorn.run(
-        create_app(settings), host=host, port=port, log_level=log_level, log_config=None, **uvicorn_options(settings)
-    )
+        create_app(settings, reload_exercises=reload), host=host, port=port, log_level=log_level, log_config=None,
+        **uvicorn_options(settings),
+    )  # fmt: skip
 
 
 def uvicorn_options(settings: Settings) -> dict[str, Any]:

@@ -24,12 +24,13 @@ from app.metrics import Metrics
 from app.queue import InProcessQueue, SubmissionQueue, WorkerPool
 from app.redis_events import RedisEventFeed
 from app.redis_queue import RedisQueue, consumer_name, redis_client
+from app.reload import LiveExercises
 from app.security import SecurityHeadersMiddleware
 from app.services import Services
 from app.settings import Settings
 from app.submissions import RateLimit, Submissions
 from app.sweeper import Maintenance, Sweeper
-from grader.exercise import load_exercises
+from grader.exercise import Exercise, load_each_exercise
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATES_DIR = ROOT / "templates"
@@ -38,11 +39,20 @@ STATIC_DIST = ROOT / "static" / "dist"
 log = logging.getLogger(__name__)
 
 
-def build_services(settings: Settings, *, graders: int | None = None, role: str = "web") -> Services:
-    """Everything one process needs; ``graders`` overrides how many gradings it runs at once."""
+def build_services(
+    settings: Settings, *, graders: int | None = None, role: str = "web", exercises: dict[str, Exercise] | None = None
+) -> Services:
+    """Everything one process needs; ``graders`` overrides how many gradings it runs at once.
+
+    ``exercises`` is the dict the graders and pages read (a :class:`LiveExercises`' own, which
+    reloading updates); without it the exercises that load are loaded, and the others logged.
+    """
     engine = make_engine(settings.resolved_database_url())
     sessions = make_sessionmaker(engine)
-    exercises = load_exercises(settings.exercises_dir)
+    if exercises is None:
+        exercises, broken = load_each_exercise(settings.exercises_dir)
+        for exercise in broken.values():
+            log.warning("%s", exercise.error)
     events = EventLog(sessions, Notifier())
     consumer = consumer_name()
     queue: SubmissionQueue
@@ -83,10 +93,18 @@ def build_services(settings: Settings, *, graders: int | None = None, role: str 
     return services
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
-    """The web app. Start-up migrates the database, re-queues waiting submissions and starts the workers."""
+def create_app(
+    settings: Settings | None = None, *, reload_exercises: bool = False, reload_seconds: float = 1.0
+) -> FastAPI:
+    """The web app. Start-up migrates the database, re-queues waiting submissions and starts the workers.
+
+    An exercise that does not load is listed with its problems and refuses submissions; the others
+    are served. ``reload_exercises`` watches the exercises folder (every ``reload_seconds``) and
+    reloads what changes (``mlkata serve --reload``).
+    """
     settings = settings or Settings()
-    services = build_services(settings)
+    live = LiveExercises(settings.exercises_dir)
+    services = build_services(settings, exercises=live.exercises)
     templates = Jinja2Templates(directory=TEMPLATES_DIR)
     templates.env.globals["asset_version"] = _asset_version()
 
@@ -99,11 +117,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             for submission_id in services.jobs.recover():
                 services.queue.enqueue(submission_id, force=True)
         services.start()
+        watcher = live.watch(reload_seconds) if reload_exercises else None
         if not (STATIC_DIST / "exercise.js").is_file():
             log.warning("static/dist is not built: run `make frontend` (the pages will have no editor)")
         try:
             yield
         finally:
+            if watcher is not None:
+                watcher.stop()
             services.stop()
             if isinstance(services.events.feed, RedisEventFeed):
                 await services.events.feed.aclose()
@@ -117,6 +138,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         redoc_url=None,
     )
     app.state.services = services
+    app.state.live_exercises = live
     install_error_handlers(app, templates)
     app.include_router(health.router(services.health, services.metrics))
     app.include_router(api.router())

@@ -1,4 +1,4 @@
-"""The HTML pages: the roadmap and each exercise."""
+"""The HTML pages: the roadmap and each exercise (or, for one that does not load, why not)."""
 
 from __future__ import annotations
 
@@ -8,30 +8,36 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 
-from app.catalog import detail, sections
+from app.catalog import detail, roadmap
 from app.errors import ApiError
 from app.learners import learner_id
+from app.reload import LiveExercises, live_exercises
 from app.services import Services, services
 
 ServicesDep = Annotated[Services, Depends(services)]
+LiveDep = Annotated[LiveExercises | None, Depends(live_exercises)]
 
 
 def router(templates: Jinja2Templates) -> APIRouter:
     pages = APIRouter(include_in_schema=False, default_response_class=HTMLResponse)
 
     @pages.get("/")
-    def roadmap(request: Request, app: ServicesDep) -> HTMLResponse:
+    def roadmap_page(request: Request, app: ServicesDep, live: LiveDep) -> HTMLResponse:
         solved = app.submissions.solved(learner_id(request))
-        grouped = sections(list(app.exercises.values()))
+        exercises = list(app.exercises.values())  # one look: a reload may change the dict meanwhile
+        grouped = roadmap(exercises, list(live.broken.values()) if live is not None else [])
         return templates.TemplateResponse(
             request,
             "roadmap.html",
-            {"sections": grouped, "solved": solved, "solved_count": len(solved), "total": len(app.exercises)},
+            {"sections": grouped, "solved": solved, "solved_count": len(solved), "total": len(exercises)},
         )
 
     @pages.get("/exercises/{slug}")
-    def exercise_page(slug: str, request: Request, app: ServicesDep) -> HTMLResponse:
+    def exercise_page(slug: str, request: Request, app: ServicesDep, live: LiveDep) -> HTMLResponse:
         exercise = app.exercises.get(slug)
+        broken = live.broken.get(slug) if live is not None and exercise is None else None
+        if broken is not None:
+            return templates.TemplateResponse(request, "exercise_error.html", {"broken": broken}, status_code=409)
         if exercise is None:
             raise ApiError(404, f"There is no exercise called “{slug}”.")
         solved = slug in app.submissions.solved(learner_id(request))

@@ -12,6 +12,7 @@ from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, Field
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
+from app.api.exercises import LiveDep, refuse_broken
 from app.errors import ApiError, error_responses
 from app.learners import client_key, learner_id
 from app.queue import QueueFull
@@ -66,7 +67,7 @@ class SubmissionView(BaseModel):
     "/exercises/{slug}/submissions",
     status_code=202,
     response_model=SubmissionAccepted,
-    responses=error_responses(404, 413, 415, 422, 429, 503),
+    responses=error_responses(404, 409, 413, 415, 422, 429, 503),
     openapi_extra={
         "requestBody": {
             "required": True,
@@ -74,10 +75,14 @@ class SubmissionView(BaseModel):
         }
     },
 )
-async def submit(slug: str, request: Request, app: ServicesDep) -> SubmissionAccepted:
-    """Queue ``code`` for grading. Follow ``events_url`` for progress; ``result_url`` has the verdict."""
+async def submit(slug: str, request: Request, app: ServicesDep, live: LiveDep) -> SubmissionAccepted:
+    """Queue ``code`` for grading. Follow ``events_url`` for progress; ``result_url`` has the verdict.
+
+    409 for an exercise that does not load (its author is changing it), with its problems.
+    """
     exercise = app.exercises.get(slug)
     if exercise is None:
+        refuse_broken(live, slug)
         raise ApiError(404, f"There is no exercise {slug!r}.")
     _require_json(request)
     max_bytes = min(app.settings.max_code_kb, exercise.limits.source_kb) * 1024

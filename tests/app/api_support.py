@@ -25,13 +25,13 @@ SLUG = "kv-cache-decoding"
 class RunningServer:
     """uvicorn serving one app object in a thread."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, **app_options: Any) -> None:
         self.settings = settings
         sock = socket.socket()
         sock.bind(("127.0.0.1", 0))
         self.port = sock.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
-        self.app = create_app(settings)
+        self.app = create_app(settings, **app_options)
         # The edge `mlkata serve` has: its protocol, timeouts, limits and proxy headers.
         config = uvicorn.Config(self.app, log_level="warning", lifespan="on", **uvicorn_options(settings))
         self.server = uvicorn.Server(config)

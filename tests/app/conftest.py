@@ -62,11 +62,12 @@ def make_settings(tmp_path: Path, exercises_dir: Path, database_url: str | None)
 
 
 @pytest.fixture
-def start_server() -> Iterator[Callable[[Settings], RunningServer]]:
+def start_server() -> Iterator[Callable[..., RunningServer]]:
+    """Start a real server on these settings (and ``create_app`` options); stopped after the test."""
     servers: list[RunningServer] = []
 
-    def start(settings: Settings) -> RunningServer:
-        server = RunningServer(settings)
+    def start(settings: Settings, **app_options: Any) -> RunningServer:
+        server = RunningServer(settings, **app_options)
         servers.append(server)
         return server
 
