@@ -2,7 +2,6 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed-stamp
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
@@ -20,17 +19,14 @@ test: install frontend browser-packages
 	$(BIN)/mlkata check --mutation
 	$(BIN)/python -m pytest
 
-install: system-packages $(STAMP)
+# Not a stamp rule: a stamp cannot tell whose virtualenv it sits in. The script checks that $(VENV) was made
+# here, that its Python runs and that mlkata is installed from this checkout; it makes the virtualenv again
+# or reinstalls when not (a .venv copied from another checkout, an editable install of another path).
+install: system-packages
+	@$(PYTHON) scripts/ensure-venv $(VENV)
 
 system-packages:
 	@scripts/ensure-system-packages bwrap=bubblewrap prlimit=util-linux setpriv=util-linux
-
-$(STAMP): pyproject.toml
-	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "mlkata needs Python 3.11 or newer"'
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
-	touch $@
 
 browser-packages:
 	@scripts/ensure-system-packages chromium=chromium
