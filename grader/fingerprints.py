@@ -96,20 +96,24 @@ def _load(code: KnownMistake) -> types.ModuleType | None:
         return None
 
 
-def _alike(solution: Answer, other: Answer) -> bool:
+def _alike(solution: Answer, other: Answer, unjudged: set[int] | None = None) -> bool:
     if solution[1] is not None or other[1] is not None:
         return solution[1] == other[1]
-    return same_answer(solution[0], other[0])
+    return same_answer(solution[0], other[0], unjudged)
 
 
 def _explains_batch(module: types.ModuleType, batch: list[Call], solution: list[Answer], right: list[bool]) -> bool:
     """Whether the mutant's answers are the solution's at every call of the batch where it is wrong.
 
-    An answer is compared as soon as it is made, unless it holds an object of the batch's arguments
-    (a later call could still change it: then it is compared once the batch has run, as the runner
-    sends it), so most mutants are out after a call or two.
+    An answer is compared as soon as it is made, apart from the objects of the batch's arguments it
+    holds (a later call could still change those: the whole answer is compared once the batch has
+    run, as the runner sends it), so most mutants are out after a call or two.
     """
-    answers = _replay_batch(module, batch, early=lambda n, answer: right[n] or _alike(solution[n], answer))
+
+    def early(n: int, answer: Answer, held: set[int]) -> bool:
+        return right[n] or _alike(solution[n], answer, held)
+
+    answers = _replay_batch(module, batch, early)
     if answers is None or len(answers) < len(batch):
         return False
     return all(right[n] or _alike(solution[n], answer) for n, answer in enumerate(answers))
@@ -123,20 +127,21 @@ def _batches(calls: list[Call]) -> list[list[Call]]:
 
 
 def _replay_batch(
-    module: types.ModuleType, batch: list[Call], early: Callable[[int, Answer], bool] | None = None
+    module: types.ModuleType, batch: list[Call], early: Callable[[int, Answer, set[int]], bool] | None = None
 ) -> list[Answer] | None:
     """Each call's answer (or the exception's type, the last) on copies of the batch's arguments.
 
-    ``early`` is asked of each answer that shares nothing with the arguments; None as soon as it
-    says no.
+    ``early`` is asked of each answer as it is made, with the ids of the argument copies (which
+    it must not judge yet); None as soon as it says no.
     """
     copies: dict[int, Any] = {}
+    held: set[int] = set()
     answers: list[Answer] = []
     for call in batch:
         function = getattr(module, call.function, None)
         if not callable(function):
             return answers
-        args = [_copy(arg, copies) for arg in call.args]  # one memo: the calls of a batch share their objects
+        args = [_copy(arg, copies, held) for arg in call.args]  # one memo: the batch's calls share objects
         if call.fed is not None and answers:
             argument, part = call.fed
             previous = answers[-1][0]
@@ -145,7 +150,7 @@ def _replay_batch(
             answer: Answer = (function(*args), None)
         except Exception as exc:  # noqa: BLE001  (what the mutant raises is its answer)
             answer = (None, type(exc).__name__)
-        if early is not None and not _shares(answer[0], copies) and not early(len(answers), answer):
+        if early is not None and not early(len(answers), answer, held):
             return None
         answers.append(answer)
         if answer[1] is not None:
@@ -155,27 +160,7 @@ def _replay_batch(
     return answers
 
 
-def _shares(value: Any, copies: dict[int, Any]) -> bool:
-    """Whether ``value`` holds (or is) a container or array the batch's arguments were copied into."""
-    held = {id(copied) for copied in copies.values()}
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        kind = type(item)
-        if kind in _IMMUTABLE:
-            continue
-        if id(item) in held:
-            return True
-        if kind is dict:
-            stack.extend(item.values())
-        elif kind is list or kind is tuple:
-            stack.extend(item)
-        elif isinstance(item, np.ndarray) and item.base is not None and id(item.base) in held:
-            return True
-    return False
-
-
-def _copy(value: Any, memo: dict[int, Any]) -> Any:
+def _copy(value: Any, memo: dict[int, Any], held: set[int]) -> Any:
     """A copy of plain data (what the wire carries), each object copied once per memo.
 
     Faster than ``copy.deepcopy`` for the arrays, dicts, lists and tuples checks pass, which is
@@ -188,30 +173,33 @@ def _copy(value: Any, memo: dict[int, Any]) -> Any:
     if found is not None:
         return found
     if kind is np.ndarray:
-        copied: Any = _copy_array(value, memo)
+        copied: Any = _copy_array(value, memo, held)
     elif kind is dict:
         copied = {}
         memo[id(value)] = copied
+        held.add(id(copied))
         for key, item in value.items():
-            copied[key] = _copy(item, memo)
+            copied[key] = _copy(item, memo, held)
         return copied
     elif kind is list:
         copied = []
         memo[id(value)] = copied
-        copied.extend(_copy(item, memo) for item in value)
+        held.add(id(copied))
+        copied.extend(_copy(item, memo, held) for item in value)
         return copied
     elif kind is tuple:
-        copied = tuple(_copy(item, memo) for item in value)
+        copied = tuple(_copy(item, memo, held) for item in value)
     else:
         copied = copy.deepcopy(value, memo)
     memo[id(value)] = copied
+    held.add(id(copied))
     return copied
 
 
 _IMMUTABLE = frozenset([type(None), bool, int, float, complex, str, bytes])
 
 
-def _copy_array(array: np.ndarray, memo: dict[int, Any]) -> np.ndarray:
+def _copy_array(array: np.ndarray, memo: dict[int, Any], held: set[int]) -> np.ndarray:
     """A copy of ``array``; views of one C-contiguous array are views of one copy, as in the sandbox."""
     root = array
     while isinstance(root.base, np.ndarray):
@@ -221,6 +209,7 @@ def _copy_array(array: np.ndarray, memo: dict[int, Any]) -> np.ndarray:
     root_copy = memo.get(id(root))
     if root_copy is None:
         root_copy = memo[id(root)] = root.copy()  # the root lives on as the views' base: its id stays its own
+        held.add(id(root_copy))
     offset = array.__array_interface__["data"][0] - root.__array_interface__["data"][0]
     return np.ndarray(array.shape, array.dtype, buffer=root_copy, offset=offset, strides=array.strides)
 
@@ -233,8 +222,13 @@ def _has_part(value: Any, part: int) -> bool:
     return True
 
 
-def same_answer(solution: Any, mutant: Any) -> bool:
-    """Whether two answers are alike: the same structure, kinds, shapes and dtypes, and close values."""
+def same_answer(solution: Any, mutant: Any, unjudged: set[int] | None = None) -> bool:
+    """Whether two answers are alike: the same structure, kinds, shapes and dtypes, and close values.
+
+    Parts of ``mutant`` whose ids are in ``unjudged`` (or views of them) count as alike.
+    """
+    if unjudged and (id(mutant) in unjudged or id(getattr(mutant, "base", None)) in unjudged):
+        return True
     if isinstance(mutant, np.ndarray) or isinstance(solution, np.ndarray):
         return _same_array(np.asarray(solution), np.asarray(mutant)) if _array_like(solution, mutant) else False
     if isinstance(mutant, np.generic):
@@ -245,13 +239,13 @@ def same_answer(solution: Any, mutant: Any) -> bool:
         return (
             type(solution) in (list, tuple)
             and len(solution) == len(mutant)
-            and all(same_answer(a, b) for a, b in zip(solution, mutant, strict=True))
+            and all(same_answer(a, b, unjudged) for a, b in zip(solution, mutant, strict=True))
         )
     if isinstance(mutant, dict):
         return (
             isinstance(solution, dict)
             and solution.keys() == mutant.keys()
-            and all(same_answer(solution[k], mutant[k]) for k in mutant)
+            and all(same_answer(solution[k], mutant[k], unjudged) for k in mutant)
         )
     if isinstance(mutant, bool) or isinstance(solution, bool):
         return solution is mutant
