@@ -246,12 +246,26 @@ def expect_float(
     if np.isfinite(want) and not np.isfinite(value):
         fail(f"{what} is {value} where {want:.6g} was expected (inf or nan: an overflow?)", hint=None,
              expected=expected, got=got)  # fmt: skip
-    error = abs(value - want)
+    error = np.abs(np.array([value - want]))
     fail(
-        f"{what}: expected {want:.6g}, got {value:.6g} (absolute error {error:.3g}, relative error "
-        f"{error / max(abs(want), np.finfo(np.float64).tiny):.3g}; tolerance rtol={rtol:g}, atol={atol:g})",
+        f"{what}: expected {want:.6g}, got {value:.6g} (absolute error {error[0]:.3g}"
+        f"{_relative_error(error, np.array([want]), 'relative error')}; tolerance rtol={rtol:g}, atol={atol:g})",
         hint=None, expected=expected, got=got,
     )  # fmt: skip
+
+
+def _largest(errors: np.ndarray) -> float:
+    """The largest error that is a number (inf minus inf is not), or nan if none is."""
+    numbers = errors[~np.isnan(errors)]
+    return float(numbers.max()) if numbers.size else float("nan")
+
+
+def _relative_error(abs_err: np.ndarray, want: np.ndarray, label: str) -> str:
+    """The text ``, <label> X`` over the expected values that are not 0 (relative to 0 means nothing)."""
+    nonzero = (want != 0) & np.isfinite(want) & np.isfinite(abs_err)
+    if not nonzero.any():
+        return ""
+    return f", {label} {(abs_err[nonzero] / np.abs(want[nonzero])).max():.3g}"
 
 
 def expect_array(
@@ -301,12 +315,12 @@ def expect_array(
     if not close.all():
         index = _first(~close)
         abs_err = np.abs(values - want)
-        rel_err = abs_err / np.maximum(np.abs(want), np.finfo(np.float64).tiny)
         fail(
             f"{what} differs from the expected values: first at index {index} "
             f"(expected {want[index]:.6g}, got {values[index]:.6g}); "
-            f"{int((~close).sum())} of {close.size} values differ, max absolute error {abs_err.max():.3g}, "
-            f"max relative error {rel_err.max():.3g} (tolerance rtol={rtol:g}, atol={atol:g})",
+            f"{int((~close).sum())} of {close.size} values differ, max absolute error "
+            f"{_largest(abs_err):.3g}{_relative_error(abs_err, want, 'max relative error')} "
+            f"(tolerance rtol={rtol:g}, atol={atol:g})",
             hint=None, expected=want, got=got,
         )  # fmt: skip
 

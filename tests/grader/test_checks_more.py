@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import types
+import warnings
 from functools import partial
 
 import numpy as np
@@ -172,3 +173,20 @@ def test_a_check_taking_rng_gets_a_fresh_seeded_generator_at_every_run() -> None
     first.function(None)  # type: ignore[arg-type]
     second.function(None)  # type: ignore[arg-type]
     assert drawn == [check_rng("softmax", "random_inputs").random()] * 2 + [-1.0]
+
+
+def test_expect_array_gives_no_relative_error_against_zeros_and_warns_of_nothing() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        message = str(failure(expect_array, np.array([0.0, 1.0]), np.zeros(2), what="out"))
+    assert "max absolute error 1 (tolerance" in message
+
+
+def test_expect_array_relative_error_counts_only_nonzero_expected_values() -> None:
+    message = str(failure(expect_array, np.array([5.0, 3.0]), np.array([0.0, 2.0]), what="out"))
+    assert "max absolute error 5, max relative error 0.5 (tolerance" in message
+
+
+def test_expect_float_against_zero_gives_the_absolute_error_only() -> None:
+    message = str(failure(expect_float, 0.5, 0.0, what="loss"))
+    assert "absolute error 0.5; tolerance" in message
