@@ -6,7 +6,7 @@ each with its file and field), so that its author, trying it on the page, reads 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 from dataclasses import dataclass
 
 from pydantic import BaseModel, Field
@@ -47,6 +47,13 @@ class ExerciseSummary(BaseModel):
     api_url: str
 
 
+class NextExercise(BaseModel):
+    slug: str
+    title: str
+    difficulty: str
+    url: str
+
+
 class ExerciseDetail(ExerciseSummary):
     statement_html: str = Field(description="HTML; math left as TeX in .math-inline / .math-display elements.")
     starter: str
@@ -54,6 +61,12 @@ class ExerciseDetail(ExerciseSummary):
     limits: LimitsInfo
     checks: list[CheckInfo]
     submissions_url: str
+    position: int = Field(description="Where the exercise stands in its section, counting from 1.")
+    section_size: int = Field(description="How many exercises its section has.")
+    next: NextExercise | None = Field(
+        description="Where to go once it is solved: the first exercise after it that you have not solved, "
+        "else the first before it; null when it is the last you have not solved."
+    )
 
 
 def summary(exercise: Exercise, solved: bool) -> ExerciseSummary:
@@ -65,10 +78,24 @@ def summary(exercise: Exercise, solved: bool) -> ExerciseSummary:
     )  # fmt: skip
 
 
-def detail(exercise: Exercise, solved: bool) -> ExerciseDetail:
+def detail(exercise: Exercise, solved: Container[str], every: Iterable[Exercise]) -> ExerciseDetail:
+    """All a learner may see of ``exercise``, placed among ``every`` exercise (for its position and what is next)."""
     limits = exercise.limits
+    ordered = in_order(every)
+    section = [e.slug for e in ordered if e.config.section == exercise.config.section]
+    after = next_exercise(ordered, exercise.slug, solved)
     return ExerciseDetail(
-        **summary(exercise, solved).model_dump(),
+        **summary(exercise, exercise.slug in solved).model_dump(),
+        position=section.index(exercise.slug) + 1 if exercise.slug in section else 1,
+        section_size=max(len(section), 1),
+        next=None
+        if after is None
+        else NextExercise(
+            slug=after.slug,
+            title=after.config.title,
+            difficulty=after.config.difficulty,
+            url=f"/exercises/{after.slug}",
+        ),
         statement_html=exercise.statement_html,
         starter=exercise.starter,
         functions=[
@@ -84,14 +111,6 @@ def detail(exercise: Exercise, solved: bool) -> ExerciseDetail:
         checks=[CheckInfo(title=c.title, public=c.public, points=c.points) for c in exercise.checks],
         submissions_url=f"/api/exercises/{exercise.slug}/submissions",
     )
-
-
-def sections(exercises: list[Exercise]) -> list[tuple[str, list[Exercise]]]:
-    """Exercises grouped by section, sections in the order of their first exercise."""
-    grouped: dict[str, list[Exercise]] = {}
-    for exercise in exercises:
-        grouped.setdefault(exercise.config.section, []).append(exercise)
-    return list(grouped.items())
 
 
 @dataclass(frozen=True)
@@ -119,9 +138,38 @@ def in_order(exercises: Iterable[Exercise]) -> list[Exercise]:
     return sorted(exercises, key=lambda e: (e.config.order, e.config.title))
 
 
-def roadmap(
-    exercises: Iterable[Exercise], broken: Iterable[BrokenExercise] = ()
-) -> list[tuple[str, list[RoadmapEntry]]]:
+def next_exercise(exercises: Iterable[Exercise], slug: str, solved: Container[str]) -> Exercise | None:
+    """What to open after solving ``slug``: the first unsolved exercise after it in roadmap order,
+    else the first unsolved one before it (the learner skipped it), else None."""
+    ordered = in_order(exercises)
+    here = next((n for n, e in enumerate(ordered) if e.slug == slug), len(ordered))
+    around = ordered[here + 1 :] + ordered[:here]
+    return next((e for e in around if e.slug not in solved), None)
+
+
+DIFFICULTIES = ("easy", "medium", "hard")
+
+
+@dataclass(frozen=True)
+class RoadmapSection:
+    """One section of the roadmap: its exercises in order, with what the page shows about them."""
+
+    title: str
+    entries: list[RoadmapEntry]
+
+    def solved_count(self, solved: Container[str]) -> int:
+        return sum(1 for e in self.entries if not e.problems and e.slug in solved)
+
+    def difficulty_counts(self) -> list[tuple[str, int]]:
+        """How many exercises of each difficulty, easy to hard (others after, in the order met)."""
+        counts: dict[str, int] = dict.fromkeys(DIFFICULTIES, 0)
+        for entry in self.entries:
+            if entry.difficulty:
+                counts[entry.difficulty] = counts.get(entry.difficulty, 0) + 1
+        return [(name, n) for name, n in counts.items() if n]
+
+
+def roadmap(exercises: Iterable[Exercise], broken: Iterable[BrokenExercise] = ()) -> list[RoadmapSection]:
     """The roadmap's sections, each with its exercises, the ones that do not load among them."""
     every: list[tuple[tuple[int, str], str, RoadmapEntry]] = [
         ((e.config.order, e.config.title), e.config.section, RoadmapEntry.of(e)) for e in exercises
@@ -130,7 +178,7 @@ def roadmap(
     grouped: dict[str, list[RoadmapEntry]] = {}
     for _, section, entry in sorted(every, key=lambda item: item[0]):
         grouped.setdefault(section, []).append(entry)
-    return list(grouped.items())
+    return [RoadmapSection(title, entries) for title, entries in grouped.items()]
 
 
 def loading_error(exercise: BrokenExercise, max_chars: int = 4000) -> str:

@@ -29,7 +29,12 @@ def router(templates: Jinja2Templates) -> APIRouter:
         return templates.TemplateResponse(
             request,
             "roadmap.html",
-            {"sections": grouped, "solved": solved, "solved_count": len(solved), "total": len(exercises)},
+            {
+                "sections": grouped,
+                "solved": solved,
+                "solved_count": sum(1 for e in exercises if e.slug in solved),
+                "total": len(exercises),
+            },
         )
 
     @pages.get("/exercises/{slug}")
@@ -40,14 +45,13 @@ def router(templates: Jinja2Templates) -> APIRouter:
             return templates.TemplateResponse(request, "exercise_error.html", {"broken": broken}, status_code=409)
         if exercise is None:
             raise ApiError(404, f"There is no exercise called “{slug}”.")
-        solved = slug in app.submissions.solved(learner_id(request))
-        info = detail(exercise, solved)
+        info = detail(exercise, app.submissions.solved(learner_id(request)), list(app.exercises.values()))
         page_data = {
             "slug": slug,
             "starter": exercise.starter,
             "submissions_url": info.submissions_url,
             "checks": [c.model_dump() for c in info.checks],
-            "solved": solved,
+            "solved": info.solved,
             "style_nonce": request.state.csp_nonce,  # for the editor's one <style> element
         }
         return templates.TemplateResponse(request, "exercise.html", {"exercise": info, "page_data": page_data})

@@ -34,7 +34,7 @@ def get_exercise(slug: str, request: Request, app: ServicesDep, live: LiveDep) -
     if exercise is None:
         refuse_broken(live, slug)
         raise ApiError(404, f"There is no exercise {slug!r}.")
-    return detail(exercise, slug in app.submissions.solved(learner_id(request)))
+    return detail(exercise, app.submissions.solved(learner_id(request)), list(app.exercises.values()))
 
 
 def refuse_broken(live: LiveExercises | None, slug: str) -> None:

@@ -35,6 +35,7 @@ const panel = new ResultsPanel();
 const runButton = byId("run-button");
 const resetButton = byId("reset-button");
 const solvedMark = byId("solved-mark");
+const nextExercise = byId("next-exercise");
 let saveTimer = 0;
 let running = false;
 
@@ -81,7 +82,10 @@ async function startRun() {
       output: (event) => panel.appendOutput(event.text),
       done: (result) => {
         panel.done(result, (line, column) => editor.goToLine(line, column));
-        if (result.status === "pass") solvedMark.hidden = false;
+        if (result.status === "pass") {
+          solvedMark.hidden = false;
+          nextExercise.hidden = false;
+        }
       },
       failure: (message) => panel.failure(message),
     });

@@ -116,10 +116,14 @@ def test_correct_solution_checks_arrive_one_by_one_and_mark_solved(
 ) -> None:
     open_exercise(page)
     page.evaluate(WATCH_CHECKS)
+    expect(page.locator("#next-exercise")).to_be_hidden()
     replace_code(page, REFERENCE)
     run_with_keyboard(page)
     expect(page.locator("#run-status")).not_to_have_attribute("data-state", "idle")
     assert wait_finished(page) == "pass"
+    # The only exercise here: what comes next is the roadmap itself.
+    expect(page.locator("#next-exercise")).to_be_visible()
+    expect(page.locator("#next-exercise")).to_contain_text("the last exercise you had left")
     rows = page.locator("#checks li.check")
     expect(rows).to_have_count(12)
     expect(page.locator('#checks li.check[data-status="pass"]')).to_have_count(12)
@@ -148,6 +152,8 @@ def test_correct_solution_checks_arrive_one_by_one_and_mark_solved(
     card = page.locator(f'a.exercise-card[data-slug="{SLUG}"]')
     expect(card.locator(".solved-mark")).to_have_text("✓")
     expect(page.locator(".progress")).to_contain_text("1 of 1 solved")
+    expect(page.locator(".section-progress")).to_contain_text("1 of 1 solved")
+    expect(page.locator(".difficulty-path .step[data-solved]")).to_have_count(1)
     page.screenshot(path=artifacts / "roadmap-solved.png")
     page.goto(f"/exercises/{SLUG}")
     expect(page.locator("#solved-mark")).to_be_visible()
