@@ -248,18 +248,29 @@ def _version(path: str) -> str:
 
 
 def _cgroup_protections() -> list[Protection]:
-    """The cgroup ceiling for a run's whole process tree: required wherever the host offers a writable hierarchy."""
+    """The cgroup ceiling for a run's whole process tree: required wherever the host offers a writable hierarchy.
+
+    Then the ceiling over all runs together that the grader's own cgroup sets (in a container, the
+    container's ``mem_limit`` and ``pids_limit``): reported, never required.
+    """
     name = "cgroup limits for the whole process tree"
     found = cgroups.status()
+    together = _enclosing_protection()
     if isinstance(found, cgroups.Fallback):
+        tree = (
+            "nothing caps the memory of one run's whole tree; the grader's own cgroup caps all runs together (below)"
+            if together.active
+            else "nothing caps the memory of a run's whole tree"
+        )
         return [
             Protection(
                 name,
                 False,
                 f"not used: {found.reason}. Fallback: per-process rlimits (memory, CPU), the per-run uid's "
-                "process limit and the pid-namespace kill; nothing caps the memory of a run's whole tree",
+                f"process limit and the pid-namespace kill; {tree}",
                 required=False,
-            )
+            ),
+            together,
         ]
     limits = Limits()
     return [
@@ -269,5 +280,26 @@ def _cgroup_protections() -> list[Protection]:
             f"{found.describe()}: memory {memory_limit_mb(limits)} MB for the whole run by default "
             f"(no swap), pids.max {pids_limit(limits)}, a CPU share per run, OOM kills reported exactly, "
             f"{'cgroup.kill' if found.version == 2 else 'freezer'} kill on timeout",
-        )
+        ),
+        together,
     ]
+
+
+def _enclosing_protection() -> Protection:
+    name = "one ceiling over all runs together"
+    found = cgroups.enclosing()
+    container = any(os.path.exists(marker) for marker in ("/.dockerenv", "/run/.containerenv"))
+    whose = "the container's cgroup" if container else "the grader's own cgroup"
+    if found is None:
+        return Protection(name, False, "no cgroup hierarchy is mounted", required=False)
+    if found.bounded:
+        return Protection(
+            name, True, f"{whose} caps all runs together: {found.describe()} ({found.where})", required=False
+        )
+    advice = "set mem_limit and pids_limit in compose (docker run --memory, --pids-limit)" if container else ""
+    return Protection(
+        name,
+        False,
+        f"{whose} sets {found.describe()} ({found.where}){'; ' + advice if advice else ''}",
+        required=False,
+    )

@@ -10,10 +10,24 @@ cgroups v1 and v2 are two implementations of one interface (:class:`RunCgroup`):
 ``v2.py`` say how they differ. Without a writable hierarchy (not root, a read-only
 ``/sys/fs/cgroup`` in a container, v2 without delegation) :func:`status` says why and runs keep
 their other protections: rlimits, the per-run uid and the pid-namespace kill. That fallback is
-logged and reported by ``mlkata doctor``.
+logged and reported by ``mlkata doctor``, with the ceiling the grader's own cgroup (in a container,
+the container's: ``enclosing.py``) puts on all runs together.
 """
 
-from grader.sandbox.cgroups.host import PREFIX, Fallback, Host, create_run, detect, status, use_mount_root
+from grader.sandbox.cgroups.enclosing import Enclosing
+from grader.sandbox.cgroups.host import PREFIX, Fallback, Host, create_run, detect, enclosing, status, use_mount_root
 from grader.sandbox.cgroups.run import CgroupError, RunCgroup
 
-__all__ = ["PREFIX", "CgroupError", "Fallback", "Host", "RunCgroup", "create_run", "detect", "status", "use_mount_root"]
+__all__ = [
+    "PREFIX",
+    "CgroupError",
+    "Enclosing",
+    "Fallback",
+    "Host",
+    "RunCgroup",
+    "create_run",
+    "detect",
+    "enclosing",
+    "status",
+    "use_mount_root",
+]

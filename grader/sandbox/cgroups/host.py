@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.limits import Limits
+from grader.sandbox.cgroups.enclosing import Enclosing, own_enclosing_limits
 from grader.sandbox.cgroups.files import read_words, write
 from grader.sandbox.cgroups.run import CgroupError, RunCgroup
 from grader.sandbox.cgroups.v1 import CONTROLLERS as V1_CONTROLLERS
@@ -101,6 +102,13 @@ def status() -> Host | Fallback:
             else:
                 log.info("sandboxed runs get their own cgroup: %s", _status.describe())
         return _status
+
+
+def enclosing() -> Enclosing | None:
+    """The ceiling of the grader's own cgroup (in a container, the container's) under the mount root in use."""
+    with _state_lock:
+        root = _mount_root
+    return own_enclosing_limits(root)
 
 
 def create_run(limits: Limits) -> RunCgroup | None:
