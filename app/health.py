@@ -3,12 +3,14 @@
 ``/healthz`` answers 200 when every component works and 503 otherwise, with each component's status:
 the database (a query), the queue (Redis answers a PING; the embedded queue always works) and the
 sandbox (bubblewrap is installed, and whether the warm pool started its first zygote).
+:func:`sandbox_refusal` is why ``mlkata serve`` will not start when it should grade and cannot.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import os
 import threading
 from collections.abc import Callable
 from http import HTTPStatus
@@ -22,7 +24,7 @@ from sqlalchemy import Engine, text
 from sqlalchemy.exc import SQLAlchemyError
 
 from app.metrics import CONTENT_TYPE, Metrics
-from grader.sandbox import SandboxUnavailable, require_sandbox, warm_up
+from grader.sandbox import SandboxUnavailable, examine, require_sandbox, warm_up
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +42,10 @@ class SandboxStatus:
     def prewarm(self) -> None:
         """Start one zygote now (in the background), so the first submission does not wait for it."""
         if not self.jailed or self.graders == 0:
+            return
+        if os.geteuid() != 0:  # no uid slots: every run starts cold, in a user namespace
+            with self._lock:
+                self._warm = "not used (not root: runs start cold in a user namespace)"
             return
 
         def start() -> None:
@@ -69,6 +75,50 @@ class SandboxStatus:
             warm = self._warm
         status = "fail" if warm.startswith("failed") else "ok"
         return {"status": status, "graders": self.graders, "bwrap": bwrap, "warm_pool": warm}
+
+
+#: The container settings a process that grades needs (docs/deployment.md says why each one).
+SINGLE_CONTAINER_RUN = (
+    "docker run -p 8000:8000 --user root --cap-drop ALL "
+    "--cap-add SYS_ADMIN --cap-add NET_ADMIN --cap-add SETUID --cap-add SETGID --cap-add SETPCAP "
+    "--cap-add KILL --cap-add SYS_NICE --security-opt apparmor=unconfined "
+    "--security-opt systempaths=unconfined --security-opt no-new-privileges "
+    "-v mlkata-data:/var/lib/mlkata mlkata"
+)
+
+
+def in_container() -> bool:
+    return any(os.path.exists(marker) for marker in ("/.dockerenv", "/run/.containerenv"))
+
+
+def sandbox_refusal(*, jailed: bool, graders: int) -> str | None:
+    """Why a process that should grade ``graders`` submissions at once cannot, or ``None`` when it can.
+
+    One real sandboxed run (``mlkata doctor``'s probe) decides: started without the permissions the
+    sandbox needs (a container as its unprivileged user, no capabilities), every grade would end in an
+    internal error while the pages still served.
+    """
+    if not jailed or graders == 0:
+        return None
+    found = {protection.name: protection for protection in examine()}
+    essential = [found.get(name) for name in ("bubblewrap installed", "sandbox starts")]
+    failed = [protection for protection in essential if protection is None or not protection.active]
+    if not failed:
+        return None
+    reason = "; ".join(f"{p.name}: {p.detail}" if p is not None else "the sandbox was not tried" for p in failed)
+    where = (
+        "In a container, run the image as root with the sandbox's permissions, e.g.\n"
+        f"  {SINGLE_CONTAINER_RUN}\n"
+        "(docs/deployment.md says why each is needed)."
+        if in_container()
+        else "`mlkata doctor` shows what is missing."
+    )
+    return (
+        f"this process would grade submissions (no MLKATA_REDIS_URL, {graders} grader(s)), but the sandbox does "
+        f"not work here ({reason}).\n{where}\n"
+        "To serve pages without grading set MLKATA_WORKERS=0; to grade in `mlkata worker` processes set "
+        "MLKATA_REDIS_URL."
+    )
 
 
 def check_database(engine: Engine) -> Component:
