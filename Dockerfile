@@ -1,12 +1,17 @@
 # syntax=docker/dockerfile:1
 # One image for every role: `mlkata serve` (the default command) or `mlkata worker`.
 # Build: docker build -t mlkata .      Deployment and the worker's sandbox settings: docs/deployment.md
+# Behind a TLS-intercepting proxy, give its CA certificates (PEM, one file) as a build secret; they are
+# trusted by npm and pip during the build and kept out of the image:
+#   docker build --secret id=extra_ca,src=/usr/local/share/ca-certificates/proxy.crt -t mlkata .
 
 # --- Front end: the editor bundle, style sheet, fonts and Swagger UI under static/dist -------------
 FROM node:20-bookworm-slim AS frontend
 WORKDIR /src
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+RUN --mount=type=secret,id=extra_ca \
+    if [ -s /run/secrets/extra_ca ]; then export NODE_EXTRA_CA_CERTS=/run/secrets/extra_ca; fi \
+    && npm ci --no-audit --no-fund
 COPY static/ static/
 RUN node static/build.mjs
 
@@ -37,11 +42,16 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 # The pinned dependencies first, read from pyproject.toml, so code changes do not reinstall them.
 WORKDIR /opt/mlkata
 COPY pyproject.toml ./
-RUN python -m venv /opt/venv \
+RUN --mount=type=secret,id=extra_ca \
+    if [ -s /run/secrets/extra_ca ]; then \
+        cat /etc/ssl/certs/ca-certificates.crt /run/secrets/extra_ca > /tmp/ca-bundle.pem \
+        && export PIP_CERT=/tmp/ca-bundle.pem; \
+    fi \
+    && python -m venv /opt/venv \
     && python -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']))" \
         > /tmp/requirements.txt \
     && pip install --requirement /tmp/requirements.txt \
-    && rm /tmp/requirements.txt
+    && rm -f /tmp/requirements.txt /tmp/ca-bundle.pem
 
 # The packages pyproject installs (app, grader, runner), what they read at run time, and the bundle.
 # Installed in place (editable): the app finds templates/, static/ and exercises/ beside app/.
@@ -53,10 +63,19 @@ COPY exercises/ exercises/
 COPY templates/ templates/
 COPY static/favicon.svg static/favicon.svg
 COPY --from=frontend /src/static/dist/ static/dist/
-RUN pip install --no-deps --editable . \
+RUN --mount=type=secret,id=extra_ca \
+    if [ -s /run/secrets/extra_ca ]; then \
+        cat /etc/ssl/certs/ca-certificates.crt /run/secrets/extra_ca > /tmp/ca-bundle.pem \
+        && export PIP_CERT=/tmp/ca-bundle.pem; \
+    fi \
+    && pip install --no-deps --editable . \
+    && rm -f /tmp/ca-bundle.pem \
     && useradd --system --uid 10001 --home-dir /var/lib/mlkata --shell /usr/sbin/nologin mlkata \
     && mkdir -p /var/lib/mlkata \
-    && chown mlkata:mlkata /var/lib/mlkata
+    && chown root:mlkata /var/lib/mlkata \
+    && chmod 2770 /var/lib/mlkata
+# The data dir (SQLite, the generated secret key) is the group mlkata's, and root's: both the web
+# process (user mlkata) and the image run alone as root, which holds no CAP_DAC_OVERRIDE, write it.
 
 # The web process runs unprivileged. The grader worker runs as root (`user: root` in compose):
 # it drops every sandboxed run to a uid of its own (61000 and up) and needs extra container
