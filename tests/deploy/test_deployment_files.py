@@ -1,6 +1,6 @@
 """The Dockerfile and docker-compose.yml, checked without a container engine.
 
-No engine runs where these tests run, so nothing is built or started. What is checked: the
+Nothing is built or started here (``make deploy-test`` builds and runs both). What is checked: the
 compose file parses and names only images it builds or official ones; every command a container
 runs is a real ``mlkata`` command with real options; every environment variable is a setting;
 the Debian packages exist; the health check asks a real route that answers 200; the image holds
