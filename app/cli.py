@@ -39,12 +39,17 @@ def serve_command(
     """Serve the web app (pages, API and, without Redis, graders). Settings: MLKATA_* variables (docs/settings.md)."""
     import uvicorn  # the grading commands do not need the server's imports
 
+    from app.health import sandbox_refusal
     from app.logs import configure_logging
     from app.main import create_app
     from app.settings import Settings
 
     settings = Settings()
     configure_logging(settings.log_format)
+    refusal = sandbox_refusal(jailed=settings.jailed, graders=settings.resolved_workers())
+    if refusal:
+        typer.echo(f"error: {refusal}", err=True)
+        raise typer.Exit(2)
     uvicorn.run(
         create_app(settings, reload_exercises=reload), host=host, port=port, log_level=log_level, log_config=None,
         **uvicorn_options(settings),
