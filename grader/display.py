@@ -68,9 +68,11 @@ def describe(value: Any) -> str:
         return f"a numpy {value.dtype} scalar"
     if value is None:
         return "None"
+    name = type(value).__name__
+    article = "an" if name[:1].lower() in "aeiou" else "a"
     if isinstance(value, (list, tuple, dict, str)):
-        return f"a {type(value).__name__} of length {len(value):,}"
-    return f"a {type(value).__name__} ({show_value(value, 80)})"
+        return f"{article} {name} of length {len(value):,}"
+    return f"{article} {name} ({show_value(value, 80)})"
 
 
 def _render(value: Any, out: _Text) -> None:

@@ -77,7 +77,7 @@ def test_floats_of_every_kind_pass(got: object) -> None:
 
 @pytest.mark.parametrize(
     ("got", "shown"),
-    [(1, "a int (1)"), (True, "a bool (True)"), (np.int64(1), "a numpy int64 scalar"), ("1.0", "a str")],
+    [(1, "an int (1)"), (True, "a bool (True)"), (np.int64(1), "a numpy int64 scalar"), ("1.0", "a str")],
 )
 def test_ints_bools_and_others_are_refused_with_the_hint(got: object, shown: str) -> None:
     refused = failure(expect_float, got, 1.0, what="p", hint="float")

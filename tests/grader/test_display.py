@@ -60,7 +60,7 @@ def test_expensive_values_stay_short(value: object) -> None:
 
 def test_a_huge_integer_is_described_not_printed() -> None:
     assert show_value(10**3000) == "<an integer of about 3,000 digits>"
-    assert describe(10**3000) == "a int (<an integer of about 3,000 digits>)"
+    assert describe(10**3000) == "an int (<an integer of about 3,000 digits>)"
 
 
 def test_describe_names_kinds_and_lengths() -> None:
