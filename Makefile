@@ -64,6 +64,7 @@ clean:
 
 bench: install
 	$(BIN)/python bench/grading_latency.py
+	$(BIN)/python bench/exercise_latency.py
 
 # 1,000 submissions at concurrency 50 through mlkata serve + 2 workers (fresh PostgreSQL database,
 # private redis-server), then a fault run (kill -9 a worker, restart the web and Redis mid-run).
