@@ -182,6 +182,13 @@ def test_expect_array_gives_no_relative_error_against_zeros_and_warns_of_nothing
     assert "max absolute error 1 (tolerance" in message
 
 
+def test_expect_array_relative_error_to_a_subnormal_value_is_inf_without_a_warning() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        message = str(failure(expect_array, np.array([1.0]), np.array([5e-324]), what="out"))
+    assert "max relative error inf (tolerance" in message
+
+
 def test_expect_array_relative_error_counts_only_nonzero_expected_values() -> None:
     message = str(failure(expect_array, np.array([5.0, 3.0]), np.array([0.0, 2.0]), what="out"))
     assert "max absolute error 5, max relative error 0.5 (tolerance" in message
