@@ -40,9 +40,13 @@ def test_a_runner_patched_from_inside_cannot_turn_a_known_wrong_solution_into_a_
     assert "._call" in (graded.result.output or ""), "the forgery found no runner to patch"
     assert graded.result.status is not Status.PASS, graded.explain()
     if mutant == "mutates-input":
-        # The check that caught it before the forgery still catches it, on the evidence of outputs alone.
-        check = next(t for t in graded.result.tests if t.id == "input_cache_unchanged")
-        assert (check.status, check.reason) == (Status.FAIL, Reason.WRONG_ANSWER), graded.explain()
+        # The checks that catch it without the forgery still catch it, on the evidence of outputs alone.
+        caught_by = exercise.config.mutants[mutant].caught_by
+        assert caught_by, f"{slug}: say which checks catch {mutant} (caught_by in exercise.toml)"
+        catching = [t for t in graded.result.tests if t.id in caught_by]
+        assert len(catching) == len(caught_by), graded.explain()
+        for check in catching:
+            assert (check.status, check.reason) == (Status.FAIL, Reason.WRONG_ANSWER), graded.explain()
 
 
 def test_a_reply_of_many_references_to_one_array_costs_the_grader_almost_nothing(hostile: GradeHostile) -> None:
