@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from app.accounts.cli import app as user_commands
 from grader.cli import app as grader_commands
 
 if TYPE_CHECKING:
@@ -20,6 +21,7 @@ app = typer.Typer(
     no_args_is_help=True,
 )
 app.registered_commands += grader_commands.registered_commands
+app.add_typer(user_commands)
 
 
 @app.command("serve")

@@ -155,7 +155,7 @@ class GradingJobs:
                     self.events.record(submission_id, EventType.OUTPUT, data, status=_RUNNING, attempt=attempt)
                 case Finished(result=result):
                     finished = True
-                    self.finish(submission_id, result, attempt=attempt)
+                    self.finish(submission_id, result, attempt=attempt, version=exercise.version)
 
         started = time.monotonic()
         try:
@@ -166,12 +166,17 @@ class GradingJobs:
                 message = (
                     f"The grader failed ({type(exc).__name__}). This is a problem on the server, not in your code."
                 )
-                self.finish(submission_id, internal_error(claim.slug, message), attempt=attempt)
+                self.finish(
+                    submission_id, internal_error(claim.slug, message), attempt=attempt, version=exercise.version
+                )
         finally:
             self.metrics.grading_seconds.observe(time.monotonic() - started)
 
-    def finish(self, submission_id: str, result: GradeResult, *, attempt: int | None = None) -> bool:
-        """Store the verdict, mark progress, and record the ``done`` event, in one transaction.
+    def finish(
+        self, submission_id: str, result: GradeResult, *, attempt: int | None = None, version: str | None = None
+    ) -> bool:
+        """Store the verdict (with the ``version`` of the exercise it was graded against), mark progress, and
+        record the ``done`` event, in one transaction.
 
         Only the first verdict counts: return False (recording nothing) when the submission is finished
         already, or when ``attempt`` is given and is no longer the current claim.
@@ -187,6 +192,7 @@ class GradingJobs:
                     finished_at=now,
                     duration_ms=result.duration_ms,
                     lease_until=None,
+                    exercise_version=version,
                 )
                 .returning(Submission.learner_id, Submission.exercise)
                 .execution_options(synchronize_session=False)

@@ -157,13 +157,16 @@ class LearnerMiddleware:
         state["client_key"] = self.addresses.key(client[0] if client else None)
 
         async def send_with_cookie(message: Message) -> None:
-            if issue and message["type"] == "http.response.start":
+            # A handler may give the browser a new learner (``request.state.new_learner_id``, at sign-in).
+            renewed = state.get("new_learner_id")
+            if (issue or renewed) and message["type"] == "http.response.start":
                 headers = MutableHeaders(scope=message)
                 # The browser keeps it as long as the server honours it.
                 attributes = f"Path=/; Max-Age={self.cookies.max_age_seconds}; HttpOnly; SameSite=Lax"
                 if self.secure:
                     attributes += "; Secure"
-                headers.append("set-cookie", f"{COOKIE_NAME}={self.cookies.sign(learner_id)}; {attributes}")
+                value = self.cookies.sign(str(renewed or learner_id))
+                headers.append("set-cookie", f"{COOKIE_NAME}={value}; {attributes}")
             await send(message)
 
         await self.app(scope, receive, send_with_cookie)

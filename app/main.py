@@ -13,6 +13,9 @@ from fastapi.templating import Jinja2Templates
 from starlette.responses import FileResponse
 
 from app import api, health, pages
+from app.accounts import pages as account_pages
+from app.accounts.kit import build_kit
+from app.accounts.sessions import AccountMiddleware
 from app.db import make_engine, make_sessionmaker, upgrade
 from app.docs import docs_router
 from app.errors import install_error_handlers
@@ -106,6 +109,8 @@ def create_app(
     live = LiveExercises(settings.exercises_dir)
     services = build_services(settings, exercises=live.exercises)
     templates = Jinja2Templates(directory=TEMPLATES_DIR)
+    kit = build_kit(settings, services.sessions)
+    templates.env.globals["csrf_token"] = kit.csrf.token
     templates.env.globals["asset_version"] = _asset_version()
 
     @asynccontextmanager
@@ -139,10 +144,12 @@ def create_app(
     )
     app.state.services = services
     app.state.live_exercises = live
+    app.state.account_kit = kit
     install_error_handlers(app, templates)
     app.include_router(health.router(services.health, services.metrics))
     app.include_router(api.router())
     app.include_router(pages.router(templates))
+    app.include_router(account_pages.router(templates))
     app.include_router(docs_router())
     STATIC_DIST.mkdir(parents=True, exist_ok=True)
     app.mount("/static", StaticFiles(directory=STATIC_DIST), name="static")
@@ -151,7 +158,8 @@ def create_app(
     def favicon() -> FileResponse:
         return FileResponse(ROOT / "static" / "favicon.svg", media_type="image/svg+xml")
 
-    # Outermost last: security headers wrap everything, including errors.
+    # Outermost last: security headers wrap everything, including errors; the account's learner replaces the cookie's.
+    app.add_middleware(AccountMiddleware, signins=kit.signins, secure=settings.cookie_secure)
     secret_key = settings.resolved_secret_key()
     cookies = LearnerCookies(
         secret_key, max_age_days=settings.learner_cookie_days, accept_legacy=settings.legacy_learner_cookies

@@ -1,4 +1,4 @@
-"""Tables: learners, their submissions, the events of each grading run, and progress."""
+"""Tables: learners, their submissions, the events of each grading run, progress, accounts and courses."""
 
 from __future__ import annotations
 
@@ -50,6 +50,8 @@ class Submission(Base):
         Index("ix_submissions_status", "status"),
         Index("ix_submissions_status_created", "status", "created_at"),
         Index("ix_submissions_client_created", "client_key", "created_at"),
+        Index("ix_submissions_learner_exercise", "learner_id", "exercise", "created_at"),
+        Index("ix_submissions_regrade_of", "regrade_of"),
     )
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True)
@@ -77,6 +79,12 @@ class Submission(Base):
     # Who sent it, for the per-address rate limit: a hash of the client's address keyed with the
     # server's secret key (app.learners.ClientAddresses), never the address itself.
     client_key: Mapped[str | None] = mapped_column(String(32), default=None)
+    # The content hash of the exercise folder it was graded against (grader.versions), set with the verdict.
+    exercise_version: Mapped[str | None] = mapped_column(String(16), default=None)
+    # A regrade is a copy of an earlier submission, graded again through the queue: the original keeps
+    # its verdict, this row holds the new one. ``regrade_batch`` groups one `mlkata regrade` run.
+    regrade_of: Mapped[str | None] = mapped_column(ForeignKey("submissions.id", ondelete="CASCADE"), default=None)
+    regrade_batch: Mapped[str | None] = mapped_column(String(36), default=None)
 
 
 class SubmissionEvent(Base):
@@ -102,3 +110,90 @@ class Progress(Base):
     exercise: Mapped[str] = mapped_column(String(100), primary_key=True)
     solved_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     submission_id: Mapped[str | None] = mapped_column(ForeignKey("submissions.id", ondelete="SET NULL"))
+
+
+class Role(enum.StrEnum):
+    """What an account may do: students solve and join courses, instructors also run courses, admins everything."""
+
+    STUDENT = "student"
+    INSTRUCTOR = "instructor"
+    ADMIN = "admin"
+
+
+class User(Base):
+    """An account: an e-mail address, a password hash and a role, with a learner of its own."""
+
+    __tablename__ = "users"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    # Stored folded to lower case, so one address is one account however it is typed.
+    email: Mapped[str] = mapped_column(String(254), unique=True)
+    password_hash: Mapped[str] = mapped_column(Text)
+    role: Mapped[str] = mapped_column(String(16), default=Role.STUDENT.value)
+    # The learner whose submissions and progress the account owns; never a cookie's id.
+    learner_id: Mapped[str] = mapped_column(ForeignKey("learners.id", ondelete="RESTRICT"), unique=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class AuthSession(Base):
+    """A signed-in browser (or an API token): the cookie or token itself is never stored, only its hash."""
+
+    __tablename__ = "auth_sessions"
+    __table_args__ = (Index("ix_auth_sessions_user", "user_id"),)
+
+    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    kind: Mapped[str] = mapped_column(String(8), default="browser")  # "browser" or "api"
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    last_seen_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class LoginAttempt(Base):
+    """A failed sign-in or a sign-up, counted by the login rate limit (keyed hashes, never the address or e-mail)."""
+
+    __tablename__ = "login_attempts"
+    __table_args__ = (
+        Index("ix_login_attempts_account", "account_key", "created_at"),
+        Index("ix_login_attempts_client", "client_key", "created_at"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    kind: Mapped[str] = mapped_column(String(8))  # "signin" or "signup"
+    account_key: Mapped[str] = mapped_column(String(32))
+    client_key: Mapped[str] = mapped_column(String(32))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class Course(Base):
+    """A course: its instructor, its exercises and the code in its join link."""
+
+    __tablename__ = "courses"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    title: Mapped[str] = mapped_column(String(200))
+    owner_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    join_code: Mapped[str] = mapped_column(String(32), unique=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class CourseExercise(Base):
+    """An exercise of a course, in the course's order, with an optional due date."""
+
+    __tablename__ = "course_exercises"
+
+    course_id: Mapped[str] = mapped_column(ForeignKey("courses.id", ondelete="CASCADE"), primary_key=True)
+    exercise: Mapped[str] = mapped_column(String(100), primary_key=True)
+    position: Mapped[int] = mapped_column(Integer, default=0)
+    due_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+
+
+class Enrollment(Base):
+    """A student in a course, since they joined."""
+
+    __tablename__ = "enrollments"
+    __table_args__ = (Index("ix_enrollments_user", "user_id"),)
+
+    course_id: Mapped[str] = mapped_column(ForeignKey("courses.id", ondelete="CASCADE"), primary_key=True)
+    user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    joined_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

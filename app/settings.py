@@ -104,6 +104,17 @@ class Settings(BaseSettings):
         description="Accept learner cookies signed before they expired (no timestamp) and upgrade them, so "
         "learners keep their progress across the upgrade.",
     )
+    session_days: int = Field(
+        30, ge=1, le=400, description="Days a sign-in lasts (the session cookie and its row); signing out ends it."
+    )
+    login_attempts: int = Field(
+        10, ge=1, description="Failed sign-ins one account may have per login_window before it must wait."
+    )
+    login_attempts_per_address: int = Field(
+        50, ge=1, description="Failed sign-ins one client address may have per login_window, whatever the accounts."
+    )
+    signups_per_address: int = Field(20, ge=1, description="Accounts one client address may create per login_window.")
+    login_window: float = Field(900.0, gt=0, description="Seconds over which the login rate limits count.")
     header_timeout_seconds: float = Field(
         10.0,
         gt=0,

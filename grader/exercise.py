@@ -35,6 +35,7 @@ from grader.fingerprints import KnownMistake
 from grader.limits import Limits
 from grader.mutant_files import load_mutants, mutant_file, patched_file
 from grader.statement import StatementError, render_statement
+from grader.versions import folder_version
 
 SLUG_PATTERN = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 REQUIRED_FILES = ("exercise.toml", "statement.md", "starter.py", "reference.py", "checks.py")
@@ -112,6 +113,8 @@ class Exercise:
     checks: tuple[Check, ...]
     #: Each mutant's whole ``solution.py``: its ``.py`` file, or ``reference.py`` with its ``.diff`` applied.
     mutant_sources: Mapping[str, str] = field(default_factory=dict)
+    #: The content hash of the folder (grader.versions): which version of the exercise a verdict comes from.
+    version: str = ""
 
     @property
     def limits(self) -> Limits:
@@ -215,7 +218,7 @@ def load_exercise(path: Path, *, mutants: bool = True) -> Exercise:
         raise ExerciseError(slug, problems)
     return Exercise(
         slug=slug, path=path, config=config, statement_markdown=statement, starter=starter, checks=tuple(checks),
-        mutant_sources=sources,
+        mutant_sources=sources, version=folder_version(path),
     )  # fmt: skip
 
 

@@ -18,7 +18,10 @@ from sqlalchemy import inspect, text
 from app.db import make_engine
 from app.settings import Settings
 
-TABLES = "learners, submissions, submission_events, progress"
+TABLES = (
+    "learners, submissions, submission_events, progress, users, auth_sessions, login_attempts, courses, "
+    "course_exercises, enrollments"
+)
 
 
 @pytest.fixture(scope="session")

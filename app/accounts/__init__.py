@@ -1,0 +1,1 @@
+"""Accounts: passwords, sign-in sessions, CSRF tokens, the login rate limit, and the pages and commands for them."""
