@@ -16,6 +16,10 @@ from app import api, health, pages
 from app.accounts import pages as account_pages
 from app.accounts.kit import build_kit
 from app.accounts.sessions import AccountMiddleware
+from app.courses import api as course_api
+from app.courses import pages as course_pages
+from app.courses import staff as course_staff
+from app.courses.courses import Courses
 from app.db import make_engine, make_sessionmaker, upgrade
 from app.docs import docs_router
 from app.errors import install_error_handlers
@@ -145,11 +149,15 @@ def create_app(
     app.state.services = services
     app.state.live_exercises = live
     app.state.account_kit = kit
+    app.state.courses = Courses(services.sessions)
     install_error_handlers(app, templates)
     app.include_router(health.router(services.health, services.metrics))
     app.include_router(api.router())
     app.include_router(pages.router(templates))
     app.include_router(account_pages.router(templates))
+    app.include_router(course_api.router)
+    app.include_router(course_pages.router(templates))
+    app.include_router(course_staff.router(templates))
     app.include_router(docs_router())
     STATIC_DIST.mkdir(parents=True, exist_ok=True)
     app.mount("/static", StaticFiles(directory=STATIC_DIST), name="static")

@@ -71,3 +71,24 @@ def stored_submissions(settings: Settings) -> list[Submission]:
             return list(session.scalars(select(Submission).order_by(Submission.created_at)))
     finally:
         engine.dispose()
+
+
+def create_course(instructor: httpx.Client, title: str, slugs: list[str], due: dict[str, str] | None = None) -> str:
+    """Create a course through its form; return its id."""
+    data: dict[str, str | list[str]] = {"title": title, "exercise": slugs}
+    data.update({f"due:{slug}": value for slug, value in (due or {}).items()})
+    response = post_form(instructor, "/courses/new", data)
+    assert response.status_code == 303, response.text[:800]
+    return response.headers["location"].rsplit("/", 1)[1]
+
+
+def join_url(instructor: httpx.Client, course_id: str) -> str:
+    page = instructor.get(f"/courses/{course_id}")
+    found = re.search(r"<code data-join-url>([^<]+)</code>", page.text)
+    assert found, page.text[:800]
+    return httpx.URL(found.group(1)).path
+
+
+def join(student: httpx.Client, link: str) -> None:
+    response = post_form(student, link, {})
+    assert response.status_code == 303, response.text[:500]

@@ -1,0 +1,108 @@
+"""The runs of a course's students on its exercises, each with its current verdict.
+
+A run's current verdict is the newest finished regrade of it (``mlkata regrade``) or, without one,
+its own; the verdict it had before stays beside it. Attempts count only what students sent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session, sessionmaker
+
+from app.models import Submission, SubmissionStatus
+from app.submissions import as_utc
+
+_FINISHED = [SubmissionStatus.PASS.value, SubmissionStatus.FAIL.value, SubmissionStatus.ERROR.value]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One grading of a run: its status, points, the exercise version it was graded against, and the result."""
+
+    submission_id: str
+    status: str
+    points: float
+    max_points: float
+    version: str | None
+    finished_at: datetime | None
+    result: dict[str, Any] | None
+
+    @property
+    def finished(self) -> bool:
+        return self.status in _FINISHED
+
+
+@dataclass(frozen=True)
+class Run:
+    """What a student sent once, and how it stands now."""
+
+    id: str
+    learner_id: str
+    exercise: str
+    created_at: datetime
+    original: Verdict
+    regrade: Verdict | None  # the newest finished regrade, if any
+
+    @property
+    def current(self) -> Verdict:
+        return self.regrade if self.regrade is not None else self.original
+
+    @property
+    def passed(self) -> bool:
+        return self.current.status == SubmissionStatus.PASS.value
+
+
+def load_runs(
+    sessions: sessionmaker[Session], learners: Iterable[str], slugs: Iterable[str], *, results: bool = False
+) -> list[Run]:
+    """Every run of these learners on these exercises, oldest first; ``results`` also loads each result document."""
+    learner_ids, exercise_slugs = list(learners), list(slugs)
+    if not learner_ids or not exercise_slugs:
+        return []
+    columns = [
+        Submission.id,
+        Submission.learner_id,
+        Submission.exercise,
+        Submission.created_at,
+        Submission.status,
+        Submission.finished_at,
+        Submission.exercise_version,
+        Submission.regrade_of,
+        Submission.result,
+    ]
+    rows = []
+    with sessions() as session:
+        # In chunks: a large class must not exceed the database's limit on bound parameters.
+        for start in range(0, len(learner_ids), 500):
+            rows += session.execute(
+                select(*columns)
+                .where(
+                    Submission.learner_id.in_(learner_ids[start : start + 500]), Submission.exercise.in_(exercise_slugs)
+                )
+                .order_by(Submission.created_at, Submission.id)
+            ).all()
+    regrades: dict[str, Verdict] = {}
+    originals = []
+    for row in rows:
+        verdict = _verdict(row, keep_result=results)
+        if row.regrade_of is None:
+            originals.append((row, verdict))
+        elif verdict.finished:
+            regrades[row.regrade_of] = verdict  # oldest first, so the newest wins
+    return [
+        Run(row.id, row.learner_id, row.exercise, as_utc(row.created_at), verdict, regrades.get(row.id))
+        for row, verdict in originals
+    ]
+
+
+def _verdict(row: Any, *, keep_result: bool) -> Verdict:
+    result = row.result if isinstance(row.result, dict) else None
+    got = float(result.get("points") or 0) if result else 0.0
+    most = float(result.get("max_points") or 0) if result else 0.0
+    finished_at = as_utc(row.finished_at) if row.finished_at else None
+    return Verdict(row.id, row.status, got, most, row.exercise_version, finished_at, result if keep_result else None)
