@@ -23,7 +23,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from app.events import EventLog
 from app.logs import submission_context
 from app.metrics import Metrics
-from app.models import Progress, Submission, SubmissionStatus, utcnow
+from app.models import Progress, Submission, SubmissionKind, SubmissionStatus, utcnow
 from grader.events import (
     CheckData,
     CheckFinished,
@@ -35,10 +35,15 @@ from grader.events import (
     QueuedData,
     Started,
     StartedData,
+    Tried,
+    ValueData,
+    ValueShown,
 )
 from grader.exercise import Exercise
-from grader.grading import grade
+from grader.grading import Stop, grade
+from grader.playground import try_solution
 from grader.results import GradeResult, Reason, Status
+from grader.tried import TryResult
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +58,8 @@ class Claim:
     slug: str
     code: str
     created_at: datetime
+    kind: str = SubmissionKind.GRADE.value
+    inputs: str | None = None
 
 
 class GradingJobs:
@@ -76,6 +83,7 @@ class GradingJobs:
         self.metrics = metrics or Metrics()
         self.on_claimed = on_claimed or (lambda: None)
         self._running: dict[str, int] = {}  # submission id → attempt, the claims this process holds
+        self._stops: dict[str, Stop] = {}  # submission id → what ends its run, for the claims held here
         self._running_lock = threading.Lock()
 
     def run(self, submission_id: str) -> None:
@@ -85,13 +93,29 @@ class GradingJobs:
             if claim is None:
                 log.info("not claimed: finished, or held by another worker")
                 return
+            stop = Stop()
             with self._running_lock:
                 self._running[submission_id] = claim.attempt
+                self._stops[submission_id] = stop
             try:
-                self._grade(claim)
+                self._grade(claim, stop)
             finally:
                 with self._running_lock:
                     self._running.pop(submission_id, None)
+                    self._stops.pop(submission_id, None)
+
+    def cancel(self, submission_id: str) -> bool:
+        """End the sandbox run of a submission this process is grading, at once; False if it grades no such one.
+
+        Only that run is killed (its own channel is woken; its grading thread kills it); every
+        other run and the warm pool carry on.
+        """
+        with self._running_lock:
+            stop = self._stops.get(submission_id)
+        if stop is None:
+            return False
+        stop.request()
+        return True
 
     def claim(self, submission_id: str) -> Claim | None:
         now = utcnow()
@@ -113,14 +137,24 @@ class GradingJobs:
                     lease_until=now + timedelta(seconds=self.lease_seconds),
                     worker_id=self.worker_id,
                 )
-                .returning(Submission.attempts, Submission.exercise, Submission.code, Submission.created_at)
+                .returning(
+                    Submission.attempts,
+                    Submission.exercise,
+                    Submission.code,
+                    Submission.created_at,
+                    Submission.kind,
+                    Submission.inputs,
+                )
                 .execution_options(synchronize_session=False)
             ).one_or_none()
             if row is None:
                 return None
-            claim = Claim(submission_id, row.attempts, row.exercise, row.code, row.created_at)
+            claim = Claim(submission_id, row.attempts, row.exercise, row.code, row.created_at, row.kind, row.inputs)
             exercise = self.exercises.get(claim.slug)
-            if exercise is not None:
+            if exercise is not None and claim.kind == SubmissionKind.TRY.value:
+                self.events.add(session, submission_id, EventType.STARTED, StartedData(checks=[]).model_dump(),
+                                attempt=claim.attempt)  # fmt: skip
+            elif exercise is not None:
                 # Sent when a worker starts, before the solution loads, so the page leaves "queued" at once.
                 started = StartedData(checks=[c.title for c in exercise.checks])
                 self.events.add(
@@ -133,7 +167,7 @@ class GradingJobs:
             log.exception("reporting queue positions failed")
         return claim
 
-    def _grade(self, claim: Claim) -> None:
+    def _grade(self, claim: Claim, stop: Stop) -> None:
         submission_id, attempt = claim.submission_id, claim.attempt
         exercise = self.exercises.get(claim.slug)
         if exercise is None:
@@ -142,11 +176,17 @@ class GradingJobs:
         log.info("grading (attempt %d)", attempt)
         finished = False
 
-        def on_event(event: Started | CheckFinished | OutputProduced | Finished) -> None:
+        def on_event(event: Started | CheckFinished | ValueShown | OutputProduced | Finished | Tried) -> None:
             nonlocal finished
             match event:
                 case Started():
                     pass  # already announced when the worker started
+                case ValueShown(index=index, value=value):
+                    data = ValueData(index=index, value=value).model_dump(mode="json")
+                    self.events.record(submission_id, EventType.VALUE, data, status=_RUNNING, attempt=attempt)
+                case Tried(result=tried):
+                    finished = True
+                    self.finish(submission_id, tried, attempt=attempt, version=exercise.version)
                 case CheckFinished(index=index, check=check):
                     data = CheckData(index=index, check=check.for_student()).model_dump(mode="json")
                     self.events.record(submission_id, EventType.CHECK, data, status=_RUNNING, attempt=attempt)
@@ -159,7 +199,10 @@ class GradingJobs:
 
         started = time.monotonic()
         try:
-            grade(exercise, claim.code, jailed=self.jailed, on_event=on_event)
+            if claim.kind == SubmissionKind.TRY.value:
+                try_solution(exercise, claim.code, claim.inputs or "", jailed=self.jailed, on_event=on_event, stop=stop)
+            else:
+                grade(exercise, claim.code, jailed=self.jailed, on_event=on_event, stop=stop)
         except Exception as exc:  # counted as a sandbox failure by finish (internal_error)
             log.exception("grading raised")
             if not finished:
@@ -173,7 +216,12 @@ class GradingJobs:
             self.metrics.grading_seconds.observe(time.monotonic() - started)
 
     def finish(
-        self, submission_id: str, result: GradeResult, *, attempt: int | None = None, version: str | None = None
+        self,
+        submission_id: str,
+        result: GradeResult | TryResult,
+        *,
+        attempt: int | None = None,
+        version: str | None = None,
     ) -> bool:
         """Store the verdict (with the ``version`` of the exercise it was graded against), mark progress, and
         record the ``done`` event, in one transaction.
@@ -202,7 +250,7 @@ class GradingJobs:
             row = session.execute(finishing).one_or_none()
             if row is None:
                 return False
-            if result.status is Status.PASS:
+            if isinstance(result, GradeResult) and result.status is Status.PASS:
                 _mark_solved(session, row.learner_id, row.exercise, submission_id, now)
             done = DoneData(status=result.status, result=result.for_student())
             self.events.add(session, submission_id, EventType.DONE, done.model_dump(mode="json"))

@@ -8,14 +8,15 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 from fastapi import FastAPI
-from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
+from starlette.middleware.gzip import GZipMiddleware
 from starlette.responses import FileResponse
 
 from app import api, health, pages
 from app.accounts import pages as account_pages
 from app.accounts.kit import build_kit
 from app.accounts.sessions import AccountMiddleware
+from app.assets import Manifest, StaticAssets
 from app.courses import api as course_api
 from app.courses import pages as course_pages
 from app.courses import staff as course_staff
@@ -35,6 +36,7 @@ from app.reload import LiveExercises
 from app.security import SecurityHeadersMiddleware
 from app.services import Services
 from app.settings import Settings
+from app.stopping import StopRequests
 from app.submissions import RateLimit, Submissions
 from app.sweeper import Maintenance, Sweeper
 from grader.exercise import Exercise, load_each_exercise
@@ -96,6 +98,9 @@ def build_services(
         settings, engine, sessions, exercises, events, queue, submissions, jobs, workers, metrics,
         SandboxStatus(jailed=settings.jailed, graders=size), maintenance,
     )  # fmt: skip
+    services.stops = StopRequests(
+        events, exercises, jobs, redis_url=settings.redis_url, prefix=settings.redis_prefix, listen=size > 0
+    )
     metrics.track_queue_depth(services.queue_depth)
     return services
 
@@ -115,7 +120,9 @@ def create_app(
     templates = Jinja2Templates(directory=TEMPLATES_DIR)
     kit = build_kit(settings, services.sessions)
     templates.env.globals["csrf_token"] = kit.csrf.token
-    templates.env.globals["asset_version"] = _asset_version()
+    manifest = Manifest.read(STATIC_DIST)
+    templates.env.globals["asset"] = manifest.url
+    templates.env.globals["preloads"] = manifest.preloads
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -160,7 +167,7 @@ def create_app(
     app.include_router(course_staff.router(templates))
     app.include_router(docs_router())
     STATIC_DIST.mkdir(parents=True, exist_ok=True)
-    app.mount("/static", StaticFiles(directory=STATIC_DIST), name="static")
+    app.mount("/static", StaticAssets(directory=STATIC_DIST, version=manifest.version), name="static")
 
     @app.get("/favicon.ico", include_in_schema=False)
     def favicon() -> FileResponse:
@@ -174,11 +181,7 @@ def create_app(
     )
     app.add_middleware(LearnerMiddleware, cookies=cookies, addresses=ClientAddresses(secret_key),
                        secure=settings.cookie_secure)  # fmt: skip
+    # Pages and JSON compressed per response; static files come precompressed and event streams never are.
+    app.add_middleware(GZipMiddleware, minimum_size=1024, compresslevel=6)
     app.add_middleware(SecurityHeadersMiddleware)
     return app
-
-
-def _asset_version() -> str:
-    """Changes when the bundle is rebuilt, so browsers fetch the new one."""
-    stamp = STATIC_DIST / "exercise.js"
-    return str(int(stamp.stat().st_mtime)) if stamp.is_file() else "0"

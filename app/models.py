@@ -18,6 +18,13 @@ class Base(DeclarativeBase):
     pass
 
 
+class SubmissionKind(enum.StrEnum):
+    """What a submission asks for: a graded run, or a try on the learner's own inputs."""
+
+    GRADE = "grade"
+    TRY = "try"
+
+
 class SubmissionStatus(enum.StrEnum):
     """Where a submission is: waiting, being graded, or finished with the grader's verdict."""
 
@@ -85,6 +92,10 @@ class Submission(Base):
     # its verdict, this row holds the new one. ``regrade_batch`` groups one `mlkata regrade` run.
     regrade_of: Mapped[str | None] = mapped_column(ForeignKey("submissions.id", ondelete="CASCADE"), default=None)
     regrade_batch: Mapped[str | None] = mapped_column(String(36), default=None)
+    #: ``grade`` (Run: the checks give a verdict) or ``try`` (Try it: the learner's own inputs, graded by nothing).
+    kind: Mapped[str] = mapped_column(String(8), default="grade", server_default="grade")
+    #: For a try, what the learner typed: Python run in the sandbox next to solution.py.
+    inputs: Mapped[str | None] = mapped_column(Text, default=None)
 
 
 class SubmissionEvent(Base):

@@ -45,15 +45,34 @@ def router(templates: Jinja2Templates) -> APIRouter:
             return templates.TemplateResponse(request, "exercise_error.html", {"broken": broken}, status_code=409)
         if exercise is None:
             raise ApiError(404, f"There is no exercise called “{slug}”.")
-        info = detail(exercise, app.submissions.solved(learner_id(request)), list(app.exercises.values()))
+        learner = learner_id(request)
+        solved = app.submissions.solved(learner)
+        info = detail(exercise, solved, list(app.exercises.values()))
+        last = app.submissions.latest(learner, slug)
+        # Where the exercise allows it, the page offers the reference once solved; the API refuses it before
+        # (403), so nothing of it is in the page.
+        reference = exercise.config.show_reference_after_solving
         page_data = {
             "slug": slug,
             "starter": exercise.starter,
             "submissions_url": info.submissions_url,
+            "tries_url": f"/api/exercises/{slug}/tries",
+            "hints_url": f"/api/exercises/{slug}/hints",
+            "reference_url": f"/api/exercises/{slug}/reference" if reference else None,
+            "try_example": exercise.try_example,
+            "last_run": None
+            if last is None
+            else {
+                "id": last.id,
+                "events_url": f"/api/submissions/{last.id}/events",
+                "result_url": f"/api/submissions/{last.id}",
+                "stop_url": f"/api/submissions/{last.id}/stop",
+            },
             "checks": [c.model_dump() for c in info.checks],
             "solved": info.solved,
             "style_nonce": request.state.csp_nonce,  # for the editor's one <style> element
         }
-        return templates.TemplateResponse(request, "exercise.html", {"exercise": info, "page_data": page_data})
+        info_view = {**info.model_dump(), "reference_available": reference}
+        return templates.TemplateResponse(request, "exercise.html", {"exercise": info_view, "page_data": page_data})
 
     return pages

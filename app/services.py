@@ -16,6 +16,7 @@ from app.metrics import Metrics
 from app.queue import SubmissionQueue, WorkerPool
 from app.redis_queue import RedisQueue
 from app.settings import Settings
+from app.stopping import StopRequests
 from app.submissions import Submissions
 from app.sweeper import Maintenance
 from grader.exercise import Exercise
@@ -35,6 +36,7 @@ class Services:
     metrics: Metrics
     sandbox: SandboxStatus
     maintenance: Maintenance | None = None
+    stops: StopRequests | None = None
 
     def queue_depth(self) -> int:
         if isinstance(self.queue, RedisQueue):
@@ -58,12 +60,16 @@ class Services:
         self.workers.start()
         if self.maintenance is not None:
             self.maintenance.start()
+        if self.stops is not None:
+            self.stops.start()
 
     def stop(self, timeout: float = 15.0) -> bool:
         """Stop taking work and wait for the runs in progress; return whether they all finished."""
         finished = self.workers.stop(timeout)
         if self.maintenance is not None:
             self.maintenance.stop()
+        if self.stops is not None:
+            self.stops.close()
         if self.events.feed is not None:
             self.events.feed.close()
         self.engine.dispose()

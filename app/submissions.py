@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app.events import EventLog
 from app.learners import ensure_learner
-from app.models import Progress, Submission, SubmissionStatus, utcnow
+from app.models import Progress, Submission, SubmissionKind, SubmissionStatus, utcnow
 from app.queue import QueueFull, SubmissionQueue
 from grader.events import EventType, QueuedData
 from grader.results import student_document
@@ -55,10 +55,20 @@ class Submissions:
         self.max_queue, self.rate_limit = max_queue, rate_limit
         self._create_lock = threading.Lock()
 
-    def create(self, learner: str, slug: str, code: str, *, client_key: str | None = None) -> Submission:
+    def create(
+        self,
+        learner: str,
+        slug: str,
+        code: str,
+        *,
+        client_key: str | None = None,
+        kind: SubmissionKind = SubmissionKind.GRADE,
+        inputs: str | None = None,
+    ) -> Submission:
         """Store a submission and queue it; raise :class:`RateLimited` or :class:`QueueFull`.
 
         ``client_key`` is the keyed hash of the sender's address: the per-address limit counts by it.
+        A try (``kind``, with its ``inputs``) is queued and limited exactly as a graded run is.
         """
         with self._create_lock:
             self._check_rate(learner, client_key)
@@ -66,8 +76,9 @@ class Submissions:
             if waiting >= self.max_queue:
                 raise QueueFull(f"{waiting} submissions are waiting")
             submission = Submission(
-                id=str(uuid.uuid4()), learner_id=learner, exercise=slug, code=code, client_key=client_key
-            )
+                id=str(uuid.uuid4()), learner_id=learner, exercise=slug, code=code, client_key=client_key,
+                kind=kind.value, inputs=inputs,
+            )  # fmt: skip
             with self.events.writing() as session:
                 ensure_learner(session, learner)
                 session.add(submission)
@@ -130,6 +141,28 @@ class Submissions:
             return None
         return submission
 
+    def history(self, learner: str, slug: str, limit: int = 50) -> list[Submission]:
+        """The learner's graded runs of an exercise, newest first (tries and regrades left out)."""
+        with self.sessions() as session:
+            return list(
+                session.scalars(
+                    select(Submission)
+                    .where(
+                        Submission.learner_id == learner,
+                        Submission.exercise == slug,
+                        Submission.kind == SubmissionKind.GRADE.value,
+                        Submission.regrade_of.is_(None),
+                    )
+                    .order_by(Submission.created_at.desc())
+                    .limit(limit)
+                )
+            )
+
+    def latest(self, learner: str, slug: str) -> Submission | None:
+        """The learner's last graded run of an exercise."""
+        found = self.history(learner, slug, limit=1)
+        return found[0] if found else None
+
     def position(self, submission: Submission) -> int | None:
         if submission.status != SubmissionStatus.QUEUED.value:
             return None
@@ -153,6 +186,7 @@ def public_view(submission: Submission, position: int | None, base: str = "/api"
     return {
         "id": submission.id,
         "exercise": submission.exercise,
+        "kind": submission.kind,
         "status": submission.status,
         "position": position,
         "created_at": as_utc(submission.created_at),
@@ -160,5 +194,8 @@ def public_view(submission: Submission, position: int | None, base: str = "/api"
         "finished_at": as_utc(submission.finished_at) if submission.finished_at else None,
         "duration_ms": submission.duration_ms,
         "events_url": f"{base}/submissions/{submission.id}/events",
+        "stop_url": f"{base}/submissions/{submission.id}/stop",
+        "code": submission.code,
+        "inputs": submission.inputs,
         "result": student_document(submission.result),  # the stored result keeps hidden output for instructors
     }

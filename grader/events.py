@@ -21,6 +21,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from grader.results import CheckResult, GradeResult, Status
+from grader.tried import TriedValue, TryResult
 
 
 class EventType(StrEnum):
@@ -29,6 +30,7 @@ class EventType(StrEnum):
     QUEUED = "queued"  # the app's alone: waiting for a worker
     STARTED = "started"
     CHECK = "check"
+    VALUE = "value"  # a try's: what one line of the learner's inputs gave
     OUTPUT = "output"
     DONE = "done"
 
@@ -58,6 +60,15 @@ class CheckData(BaseModel):
     check: CheckResult = Field(description="As the student may see it (no hidden check's output).")
 
 
+class ValueData(BaseModel):
+    """A try: what one line of the learner's inputs gave."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    index: int = Field(description="0-based, in the order of the lines.")
+    value: TriedValue
+
+
 class OutputData(BaseModel):
     """The solution printed something."""
 
@@ -72,7 +83,9 @@ class DoneData(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     status: Status
-    result: GradeResult = Field(description="The results contract, as the student may see it.")
+    result: GradeResult | TryResult = Field(
+        description="The results contract, as the student may see it; for a try, what its lines gave."
+    )
 
 
 #: The data of each event type. An event too large to keep is stored shortened instead (``app/events.py``).
@@ -80,6 +93,7 @@ EVENT_DATA: dict[EventType, type[BaseModel]] = {
     EventType.QUEUED: QueuedData,
     EventType.STARTED: StartedData,
     EventType.CHECK: CheckData,
+    EventType.VALUE: ValueData,
     EventType.OUTPUT: OutputData,
     EventType.DONE: DoneData,
 }
@@ -103,10 +117,24 @@ class OutputProduced(BaseModel):
     text: str
 
 
+class ValueShown(BaseModel):
+    type: Literal[EventType.VALUE] = EventType.VALUE
+    index: int
+    value: TriedValue
+
+
 class Finished(BaseModel):
     type: Literal[EventType.DONE] = EventType.DONE
     result: GradeResult
 
 
+class Tried(BaseModel):
+    """A try is over."""
+
+    type: Literal[EventType.DONE] = EventType.DONE
+    result: TryResult
+
+
 GradeEvent = Annotated[Started | CheckFinished | OutputProduced | Finished, Field(discriminator="type")]
 EventSink = Callable[[Started | CheckFinished | OutputProduced | Finished], None]
+TrySink = Callable[[Started | ValueShown | OutputProduced | Tried], None]

@@ -32,6 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from grader.checks import Check, collect_checks
 from grader.fingerprints import KnownMistake
+from grader.hints import Hint, hint_levels
 from grader.limits import Limits
 from grader.mutant_files import load_mutants, mutant_file, patched_file
 from grader.statement import StatementError, render_statement
@@ -98,9 +99,13 @@ class ExerciseConfig(BaseModel):
     summary: str = ""
     functions: list[FunctionSpec] = Field(min_length=1)
     limits: Limits = Field(default_factory=Limits)
-    hints: dict[str, str] = Field(default_factory=dict)
+    hints: dict[str, Hint] = Field(default_factory=dict)
     mutants: dict[str, MutantSpec] = Field(default_factory=dict)
     mutation: MutationSpec = Field(default_factory=MutationSpec)
+    #: Whether a learner who solved the exercise may read reference.py.
+    show_reference_after_solving: bool = False
+    #: What the "Try it" panel starts with: Python that calls the student's functions (the worked example).
+    try_it: str = ""
 
 
 @dataclass(frozen=True)
@@ -145,7 +150,22 @@ class Exercise:
         return paths
 
     def hint_text(self, hint_id: str | None) -> str | None:
-        return self.config.hints.get(hint_id) if hint_id else None
+        """The first level of a hint: what a failed run shows."""
+        levels = self.hint_levels(hint_id)
+        return levels[0][1] if levels else None
+
+    def hint_levels(self, hint_id: str | None) -> list[tuple[str, str]]:
+        """Every level of a hint, as (kind, text); none for an unknown id."""
+        hint = self.config.hints.get(hint_id) if hint_id else None
+        return hint_levels(hint) if hint is not None else []
+
+    @property
+    def try_example(self) -> str:
+        """What "Try it" starts with: the exercise's ``try_it``, else a call of each function to fill in."""
+        if self.config.try_it.strip():
+            return self.config.try_it.strip("\n") + "\n"
+        calls = [f"# {f.signature}" + (f" -> {f.returns}" if f.returns else "") for f in self.config.functions]
+        return "# Call your functions on inputs of your own; each line's value is shown.\n" + "\n".join(calls) + "\n"
 
     @cached_property
     def reference_code(self) -> KnownMistake:
@@ -342,7 +362,7 @@ def _cross_check(
                 problems.append(f"exercise.toml: mutants.{name}.caught_by: no check named {check_id!r}")
 
 
-def _unknown_hint_literals(path: Path, hints: Mapping[str, str], problems: list[str]) -> set[str]:
+def _unknown_hint_literals(path: Path, hints: Mapping[str, object], problems: list[str]) -> set[str]:
     """Report, with its line, each literal hint id in ``checks.py`` that ``[hints]`` does not define; return them.
 
     Every ``hint="…"`` passed in a call (``@check``, ``fail``, ``expect_*``, a helper of the file's

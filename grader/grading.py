@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import math
+import threading
 import time
 from typing import Any
 
@@ -20,13 +21,43 @@ from grader.display import show_value
 from grader.events import CheckFinished, EventSink, Finished, OutputProduced, Started
 from grader.exercise import Exercise
 from grader.fingerprints import matching
-from grader.proxy import Student
+from grader.proxy import CallRefused, Student
 from grader.results import CheckResult, GradeResult, Location, Mistake, Reason, Status
-from grader.sandbox import RunnerDied, SandboxUnavailable
+from grader.sandbox import Ending, Run, RunnerDied, SandboxUnavailable
 from grader.session import SolutionRaised, SolutionSession, SolutionSyntaxError, UnsupportedValue
 from grader.verdicts import Verdict
 
 log = logging.getLogger(__name__)
+
+
+class Stop:
+    """Ends a grading from another thread: its sandbox run is killed at once and no further check starts.
+
+    Only the run of this grading is touched (through its own channel, by the grading thread);
+    every other run, and the warm pool, carry on.
+    """
+
+    def __init__(self) -> None:
+        self._requested = threading.Event()
+        self._lock = threading.Lock()
+        self._run: Run | None = None
+
+    @property
+    def requested(self) -> bool:
+        return self._requested.is_set()
+
+    def request(self) -> None:
+        self._requested.set()
+        with self._lock:
+            if self._run is not None:
+                self._run.interrupt()
+
+    def watch(self, run: Run | None) -> None:
+        """The run to interrupt from now on (None once it is closed: it must never be interrupted after)."""
+        with self._lock:
+            self._run = run
+            if run is not None and self.requested:
+                run.interrupt()
 
 
 def grade(
@@ -36,15 +67,17 @@ def grade(
     jailed: bool = True,
     warm: bool = True,
     on_event: EventSink | None = None,
+    stop: Stop | None = None,
 ) -> GradeResult:
     """Grade ``source`` (the text of ``solution.py``) against ``exercise``'s checks.
 
     ``warm`` forks the run from a pre-started sandboxed runner (the cold path starts a new sandbox);
-    ``jailed=False`` runs without any sandbox, for an instructor's own files.
+    ``jailed=False`` runs without any sandbox, for an instructor's own files. ``stop`` ends it
+    early, with the verdict ``stopped``.
     """
     emit = on_event or (lambda event: None)
     started = time.monotonic()
-    result = _grade(exercise, source, jailed, warm, emit)
+    result = _grade(exercise, source, jailed, warm, emit, stop or Stop())
     result.duration_ms = round((time.monotonic() - started) * 1000, 1)
     result = fit_result(result)
     emit(Finished(result=result))
@@ -57,7 +90,9 @@ def validate_source(source: str | bytes, max_bytes: int) -> tuple[str, str | Non
     return verdicts.source_problem(raw, max_bytes)
 
 
-def _grade(exercise: Exercise, source: str | bytes, jailed: bool, warm: bool, emit: EventSink) -> GradeResult:
+def _grade(
+    exercise: Exercise, source: str | bytes, jailed: bool, warm: bool, emit: EventSink, stop: Stop
+) -> GradeResult:
     max_points = float(sum(c.points for c in exercise.checks))
 
     def error(reason: Reason, message: str, **extra: Any) -> GradeResult:
@@ -70,11 +105,13 @@ def _grade(exercise: Exercise, source: str | bytes, jailed: bool, warm: bool, em
     if problem is not None:
         return error(Reason.INVALID_SOURCE, problem)
 
-    runs = _Runs(exercise, text, jailed, warm)
+    runs = _Runs(exercise, text, jailed, warm, stop)
     try:
         try:
             runs.current()
         except _LoadFailed as failure:
+            if stop.requested:
+                return stopped_result(exercise, [])
             output = cap_text(runs.take_output(), OUTPUT_CHARS) or None
             return error(failure.reason, failure.message, location=failure.location, output=output)
         except SandboxUnavailable as exc:
@@ -88,6 +125,8 @@ def _grade(exercise: Exercise, source: str | bytes, jailed: bool, warm: bool, em
     finally:
         runs.close()
 
+    if stop.requested:
+        return stopped_result(exercise, tests, output=load_output or None)
     failing = [t for t in tests if t.status is not Status.PASS]
     lead = _lead_mistake(exercise, failing)
     common = {
@@ -98,7 +137,35 @@ def _grade(exercise: Exercise, source: str | bytes, jailed: bool, warm: bool, em
         return GradeResult(status=Status.PASS, reason=Reason.PASSED, message=verdicts.all_passed(len(tests)), **common)
     worst = next((t for t in failing if t.reason in verdicts.ABOUT_THE_RUN), failing[0])
     message = verdicts.some_failed(len(failing), len(tests), lead.mistake if lead else None)
+    if worst.reason is Reason.TIMEOUT:
+        message = verdicts.timed_out_in(worst.name, message)
     return GradeResult(status=Status.FAIL, reason=worst.reason, message=message, mistake=lead, **common)
+
+
+def stopped_result(exercise: Exercise, finished: list[CheckResult], *, output: str | None = None) -> GradeResult:
+    """The verdict of a run its learner stopped: the checks that finished, the one it was in, the rest not run."""
+    tests = [t for t in finished if t.reason not in (Reason.NOT_RUN, Reason.STOPPED)]
+    done = {t.id for t in tests}
+    current: str | None = None
+    for check in exercise.checks:
+        if check.id in done:
+            continue
+        if current is None:
+            current = check.title
+            message, reason = verdicts.stopped_during(), Reason.STOPPED
+        else:
+            message, reason = verdicts.not_run(Reason.STOPPED), Reason.NOT_RUN
+        tests.append(CheckResult(
+            name=check.title, id=check.id, status=Status.ERROR, reason=reason, message=message,
+            public=check.public, points=0, duration_ms=0,
+        ))  # fmt: skip
+    order = {check.id: n for n, check in enumerate(exercise.checks)}
+    tests.sort(key=lambda t: order.get(t.id, len(order)))
+    return GradeResult(
+        status=Status.ERROR, reason=Reason.STOPPED, message=verdicts.stopped(current), exercise=exercise.slug,
+        tests=tests, points=float(sum(t.points for t in tests)),
+        max_points=float(sum(c.points for c in exercise.checks)), output=output,
+    )  # fmt: skip
 
 
 def _lead_mistake(exercise: Exercise, failing: list[CheckResult]) -> Mistake | None:
@@ -111,22 +178,37 @@ def _lead_mistake(exercise: Exercise, failing: list[CheckResult]) -> Mistake | N
         return None
     name = max(counts, key=lambda n: len(counts[n]))  # max keeps the first of equals: the earliest
     spec = exercise.config.mutants[name]
-    return Mistake(id=name, mistake=spec.mistake, hint=exercise.hint_text(spec.hint), checks=counts[name])
+    return Mistake(
+        id=name, mistake=spec.mistake, hint=exercise.hint_text(spec.hint), checks=counts[name], hint_id=spec.hint,
+        hint_levels=len(exercise.hint_levels(spec.hint)),
+    )  # fmt: skip
 
 
 def _run_checks(exercise: Exercise, runs: _Runs, emit: EventSink) -> list[CheckResult]:
-    """Every check in order, each reported as it finishes; after one that ends the run, the rest are not run."""
+    """Every check in order, each reported as it finishes; after one that ends the run, the rest are not run.
+
+    A timeout is the exception: the checks after it run in a fresh run with a time budget of its
+    own, where a call of the function that ran out of time is refused (those checks are "not run"),
+    so the checks of the other functions still give their verdicts. A second timeout ends it all.
+    """
     tests: list[CheckResult] = []
     stopped_by: Reason | None = None
     for index, check in enumerate(exercise.checks):
+        if runs.stop.requested:
+            break
         if stopped_by is not None:
             outcome = CheckResult(
                 name=check.title, id=check.id, status=Status.ERROR, reason=Reason.NOT_RUN,
                 message=verdicts.not_run(stopped_by), public=check.public, points=0, duration_ms=0,
             )  # fmt: skip
         else:
-            outcome, ends_run = _run_check(exercise, check, runs)
-            stopped_by = outcome.reason if ends_run else None
+            outcome, ends_run, last_call = _run_check(exercise, check, runs)
+            if runs.stop.requested:
+                break
+            if ends_run and outcome.reason is Reason.TIMEOUT and runs.refused is None and last_call is not None:
+                runs.refuse(last_call, check.title)
+            elif ends_run:
+                stopped_by = outcome.reason
         tests.append(outcome)
         emit(CheckFinished(index=index, check=outcome))
         if outcome.output:
@@ -145,8 +227,10 @@ class _LoadFailed(Exception):
 class _Runs:
     """The current runner with the solution loaded; a new one after a crash."""
 
-    def __init__(self, exercise: Exercise, source: str, jailed: bool, warm: bool) -> None:
-        self.exercise, self.source, self.jailed, self.warm = exercise, source, jailed, warm
+    def __init__(self, exercise: Exercise, source: str, jailed: bool, warm: bool, stop: Stop) -> None:
+        self.exercise, self.source, self.jailed, self.warm, self.stop = exercise, source, jailed, warm, stop
+        #: After a timeout: the function that ran out of time, and the check it did so in.
+        self.refused: tuple[str, str] | None = None
         # The run's wall-clock budget starts once the first runner is up: a slow sandbox start
         # (a busy host) is not the solution's time. Runners started after a crash share it,
         # and the output allowance too.
@@ -169,6 +253,7 @@ class _Runs:
         output = session.run.output
         output.limit = max(0, output.limit - self._output_used)
         self._session = session
+        self.stop.watch(session.run)
         try:
             described = session.load(self.source, self.exercise.function_names)
         except SolutionSyntaxError as exc:
@@ -193,21 +278,30 @@ class _Runs:
         self.output_truncated = self.output_truncated or self._session.run.output.exceeded
         return text
 
+    def refuse(self, function: str, check_title: str) -> None:
+        """After a timeout in ``check_title``: a fresh run, with a time budget of its own, that refuses ``function``."""
+        self.refused = (function, check_title)
+        self.close()
+        self.deadline = None
+
     def close(self) -> None:
+        self.stop.watch(None)  # before closing: the run must never be interrupted once it is closed
         if self._session is not None:
             self._session.close(wait=False)  # the verdict need not wait for the run's tidying up
             self._output_used += self._session.run.output.size
             self._session = None
 
 
-def _run_check(exercise: Exercise, check: Check, runs: _Runs) -> tuple[CheckResult, bool]:
-    """Run one check; return its result and whether the run must stop."""
-    student = Student(exercise.function_names, runs.current, runs.budget.crossing)
+def _run_check(exercise: Exercise, check: Check, runs: _Runs) -> tuple[CheckResult, bool, str | None]:
+    """Run one check; return its result, whether the run must stop, and the function it called last."""
+    refused = {runs.refused[0]: runs.refused[1]} if runs.refused else {}
+    student = Student(exercise.function_names, runs.current, runs.budget.crossing, refused=refused)
     began = time.monotonic()
     mistake: str | None = None
+    location: Location | None = None
     try:
         with runs.budget.watching():
-            verdict, hint_id, details = _checked(exercise, check, student)
+            verdict, hint_id, details, location = _checked(exercise, check, student)
             if verdict.reason in (Reason.WRONG_ANSWER, Reason.RAISED):
                 found = matching(exercise.known_mistakes, exercise.reference_code, student.log.calls)
                 mistake = found[0] if found else None
@@ -226,13 +320,18 @@ def _run_check(exercise: Exercise, check: Check, runs: _Runs) -> tuple[CheckResu
         output=shown if check.public else None, hidden_output=None if check.public else shown,
         printed_lines=printed_lines, public=check.public,
         points=check.points if verdict.status is Status.PASS else 0, duration_ms=duration,
-        hint=exercise.hint_text(hint_id), hint_id=hint_id, details=details, mistake_id=mistake,
+        hint=exercise.hint_text(hint_id), hint_id=hint_id, hint_levels=len(exercise.hint_levels(hint_id)),
+        details=details, mistake_id=mistake, location=location,
     )  # fmt: skip
-    return result, verdict.ends_run
+    last = student.log.last()
+    return result, verdict.ends_run, last[0] if last else None
 
 
-def _checked(exercise: Exercise, check: Check, student: Student) -> tuple[Verdict, str | None, dict[str, str] | None]:
-    """Call the check; its verdict, hint id and public details.
+Checked = tuple[Verdict, str | None, dict[str, str] | None, Location | None]
+
+
+def _checked(exercise: Exercise, check: Check, student: Student) -> Checked:
+    """Call the check; its verdict, hint id, public details and the line of solution.py that raised.
 
     A hint is advice about the solution's logic: it goes with wrong answers and exceptions only,
     never with limits, crashes or sandbox refusals.
@@ -240,23 +339,28 @@ def _checked(exercise: Exercise, check: Check, student: Student) -> tuple[Verdic
     limits = exercise.limits
     try:
         check.function(student)
-        return verdicts.PASSED, None, None
+        return verdicts.PASSED, None, None, None
     except CheckFailed as failed:
         details = _public_details(student, failed.expected, failed.got) if check.public else None
         hint = check.hint if failed.hint is CHECK_HINT else failed.hint
-        return Verdict(Status.FAIL, Reason.WRONG_ANSWER, failed.message), hint, details  # type: ignore[return-value]
+        return Verdict(Status.FAIL, Reason.WRONG_ANSWER, failed.message), hint, details, None  # type: ignore[return-value]
     except SolutionRaised as exc:
         # No hint of the check's for an exception: only a known mistake that raises the same names one.
         verdict = verdicts.raised(exc, _current_call(student), limits)
-        return verdict, None, _public_details(student, None, None) if check.public else None
+        location = Location(line=exc.line) if exc.line else None
+        return verdict, None, _public_details(student, None, None) if check.public else None, location
+    except CallRefused as refused:
+        return verdicts.refused_after_timeout(refused.function, refused.timed_out_in), None, None, None
     except UnsupportedValue as exc:
-        return verdicts.unsupported(_current_call(student), exc.detail), None, None
+        return verdicts.unsupported(_current_call(student), exc.detail), None, None, None
     except RunnerDied as died:
-        return verdicts.died(died, f"during {_current_call(student)}", limits), None, None
+        if died.ending is Ending.STOPPED:
+            return Verdict(Status.ERROR, Reason.STOPPED, verdicts.stopped_during(), ends_run=True), None, None, None
+        return verdicts.died(died, f"during {_current_call(student)}", limits), None, None, None
     except _LoadFailed as failure:  # a restart after a crash failed to load again
-        return Verdict(Status.ERROR, failure.reason, failure.message, ends_run=True), None, None
+        return Verdict(Status.ERROR, failure.reason, failure.message, ends_run=True), None, None, None
     except Exception as exc:  # noqa: BLE001  (a bug in the check itself; never the student's fault)
-        return verdicts.check_bug(exc, cap_text(str(exc), 300) or ""), None, None
+        return verdicts.check_bug(exc, cap_text(str(exc), 300) or ""), None, None, None
 
 
 def _current_call(student: Student) -> str:

@@ -52,16 +52,37 @@ class CallLog:
 Crossing = Callable[[], AbstractContextManager[None]]
 
 
+class CallRefused(Exception):
+    """A call of a function that ran out of time earlier in the run: refused before it crosses."""
+
+    def __init__(self, function: str, timed_out_in: str) -> None:
+        super().__init__(f"{function}() timed out in {timed_out_in!r}")
+        self.function, self.timed_out_in = function, timed_out_in
+
+
 class StudentFunction:
     """One of the student's functions, callable from a check."""
 
-    def __init__(self, name: str, session: Callable[[], SolutionSession], log: CallLog, crossing: Crossing) -> None:
+    def __init__(
+        self,
+        name: str,
+        session: Callable[[], SolutionSession],
+        log: CallLog,
+        crossing: Crossing,
+        refused_since: str | None = None,
+    ) -> None:
         self._name = name
         self._session = session
         self._log = log
         self._crossing = crossing
+        self._refused_since = refused_since
+
+    def _refuse(self) -> None:
+        if self._refused_since is not None:
+            raise CallRefused(self._name, self._refused_since)
 
     def __call__(self, *args: Any) -> Any:
+        self._refuse()
         (call,) = self._log.start_batch(self._name, [list(args)])
         try:
             with self._crossing():
@@ -79,6 +100,7 @@ class StudentFunction:
         An object passed to several calls stays one object, so passing the same arguments twice
         and comparing the answers shows whether the first call changed them.
         """
+        self._refuse()
         args_list = [list(args) for args in calls]
         logged = self._log.start_batch(self._name, args_list)
         return self._crossed(logged, lambda: self._session().call_each(self._name, args_list))
@@ -90,6 +112,7 @@ class StudentFunction:
         ``result[part]`` of the call before it (what is written there in ``calls`` is not sent). The
         decode loop of a sequence is one chain: ``feed=(1, 1)`` passes each returned cache on.
         """
+        self._refuse()
         args_list = [list(args) for args in calls]
         argument, part = feed
         for args in args_list[1:]:
@@ -129,10 +152,19 @@ class Student:
     """The student's solution as seen by a check: ``student.<function>(...)``."""
 
     def __init__(
-        self, functions: list[str], session: Callable[[], SolutionSession], crossing: Crossing = nullcontext
+        self,
+        functions: list[str],
+        session: Callable[[], SolutionSession],
+        crossing: Crossing = nullcontext,
+        *,
+        refused: dict[str, str] | None = None,
     ) -> None:
+        """``refused`` maps a function to the check it ran out of time in: its calls are refused."""
         self.log = CallLog()
-        self._functions = {name: StudentFunction(name, session, self.log, crossing) for name in functions}
+        refused = refused or {}
+        self._functions = {
+            name: StudentFunction(name, session, self.log, crossing, refused.get(name)) for name in functions
+        }
 
     def __getattr__(self, name: str) -> StudentFunction:
         try:

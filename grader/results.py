@@ -43,6 +43,7 @@ class Reason(enum.StrEnum):
     MISSING_FUNCTION = "missing_function"
     WRONG_SIGNATURE = "wrong_signature"
     INTERNAL_ERROR = "internal_error"
+    STOPPED = "stopped"
 
 
 class Location(BaseModel):
@@ -64,6 +65,8 @@ class Mistake(BaseModel):
     mistake: str = Field(description="What a solution making it does wrong, for the student.")
     hint: str | None = Field(None, description="The advice the exercise gives for it.")
     checks: list[str] = Field(default_factory=list, description="The failing checks whose output it matches.")
+    hint_id: str | None = Field(None, description="The hint's id in the exercise, to ask for its further levels.")
+    hint_levels: int = Field(0, description="How many levels the hint has; ``hint`` is the first.")
 
 
 class CheckResult(BaseModel):
@@ -84,6 +87,8 @@ class CheckResult(BaseModel):
     duration_ms: float
     hint: str | None = None
     hint_id: str | None = None
+    hint_levels: int = Field(0, description="How many levels the hint has; ``hint`` is the first.")
+    location: Location | None = Field(None, description="The line of solution.py where the solution raised.")
     details: dict[str, str] | None = Field(None, description="Inputs, expected and got; public checks only.")
     printed_lines: int = Field(0, description="Lines the solution printed while this check ran.")
     mistake_id: str | None = Field(None, description="The known mistake this failure's output matches, if any.")

@@ -84,6 +84,35 @@ class SolutionSession:
             return reply["functions"]
         raise self._malformed("unexpected reply to load")
 
+    def try_inputs(self, inputs: str) -> list[tuple[int, str]]:
+        """Compile a try's inputs in the runner; each statement's (line, source). Syntax errors raise as in load."""
+        reply = self._exchange(protocol.try_inputs(inputs))
+        if reply.keys() == protocol.SYNTAX_ERROR:
+            info = self._dict_field(reply["syntax_error"])
+            raise SolutionSyntaxError(
+                type=_text(info.get("type")), message=_text(info.get("message")), line=_int(info.get("line")),
+                column=_int(info.get("column")), text=_text(info.get("text")),
+            )  # fmt: skip
+        found = reply.get("steps")
+        if reply.keys() == protocol.STEPS and reply["ok"] is True and type(found) is list:
+            steps = [(s[0], s[1]) for s in found if type(s) is list and len(s) == 2 and type(s[0]) is int]
+            if len(steps) == len(found) and all(isinstance(source, str) for _, source in steps):
+                return [(line, source[:200]) for line, source in steps]
+        raise self._malformed("unexpected reply to try")
+
+    def try_step(self, index: int) -> tuple[bool, Any, str | None]:
+        """Run one statement of a try: (has a value, the value, the type name of a value shown as text)."""
+        reply = self._exchange(protocol.try_step(index))
+        if reply.keys() == protocol.NO_VALUE and reply["ok"] is True:
+            return False, None, None
+        if reply.keys() == protocol.VALUE and reply["ok"] is True:
+            return True, reply["value"], None
+        if reply.keys() == protocol.AS_TEXT and reply["ok"] is True:
+            return True, _text(reply["text"]), _text(reply["type"], 100)
+        if reply.keys() == protocol.UNENCODABLE:
+            raise UnsupportedValue(_text(reply["unencodable"]))
+        raise self._malformed("unexpected reply to try_step")
+
     def call(self, function: str, args: list[Any]) -> CallReply:
         reply = self._exchange(protocol.call(function, args))
         if reply.keys() == protocol.VALUE and reply["ok"] is True:

@@ -213,6 +213,8 @@ def died(ending: RunnerDied, when: str, limits: Limits) -> Verdict:
                 "system call the sandbox forbids (such as ptrace, mount or unshare). Solutions need "
                 "only computation.",
             )
+        case Ending.STOPPED:
+            return Verdict(Status.ERROR, Reason.STOPPED, stopped_during(), ends_run=True)
         case Ending.SIGNALLED if ending.signal_name == "SIGKILL" and ending.oom:
             # The run's cgroup counted an OOM kill: its processes together passed the tree's ceiling.
             return Verdict.of(
@@ -253,7 +255,32 @@ def not_run(because: Reason) -> str:
         Reason.CPU_LIMIT: "the CPU time limit was reached in an earlier check.",
         Reason.OUTPUT_LIMIT: "the output limit was reached in an earlier check.",
         Reason.INTERNAL_ERROR: "the grader stopped the run after a problem in an earlier check.",
+        Reason.STOPPED: "the run was stopped before this check.",
     }.get(because, "an earlier check stopped the run.")
+
+
+def refused_after_timeout(function: str, check_title: str) -> Verdict:
+    """A check after a timeout that calls the function that ran out of time."""
+    return Verdict(
+        Status.ERROR,
+        Reason.NOT_RUN,
+        f"Not run: {function}() ran out of time in “{check_title}”, and this check calls it too.",
+    )
+
+
+def timed_out_in(check_title: str, summary: str) -> str:
+    """The run's message when a check ran out of time."""
+    return f"Timed out in “{check_title}”. {summary}"
+
+
+def stopped(check_title: str | None) -> str:
+    """The run's message when its learner stopped it."""
+    where = f" during “{check_title}”" if check_title else ""
+    return f"Stopped{where}: you stopped the run before it finished."
+
+
+def stopped_during() -> str:
+    return "Stopped while this check ran."
 
 
 def hidden_output_note(outcome: CheckResult) -> str:

@@ -26,6 +26,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from runner import protocol  # standard library only: it need not wait for numpy's directory, as wire does
 
 SOLUTION_FILENAME = "solution.py"
+#: The files a traceback shows: the solution's, and a try's inputs.
+_SHOWN_FILES = (SOLUTION_FILENAME, "<inputs>")
 _MAX_TRACEBACK_FRAMES = 20
 
 
@@ -51,6 +53,7 @@ def serve(request_fd: int, reply_fd: int, max_request: int) -> int:
     # point is the host's problem, never the solution's.
     wire.write_frame(reply_fd, wire.encode(protocol.READY))
     module: types.ModuleType | None = None
+    steps: Any = None  # a try's compiled inputs (runner.trying.Steps)
     runner_pid = os.getpid()
     while True:
         body = wire.read_frame_blocking(request_fd, max_request)
@@ -66,6 +69,10 @@ def serve(request_fd: int, reply_fd: int, max_request: int) -> int:
             reply = _call_each(module, request["function"], request["args_list"])
         elif op == protocol.Op.CALL_CHAIN and module is not None:
             reply = _call_each(module, request["function"], request["args_list"], request["feed"])
+        elif op == protocol.Op.TRY and module is not None:
+            steps, reply = _try(module, request["inputs"])
+        elif op == protocol.Op.TRY_STEP and steps is not None:
+            reply = steps.run(request["index"], _describe_exception)
         else:
             reply = protocol.protocol_error(f"unexpected request {op!r}")
         _flush_output()
@@ -97,6 +104,19 @@ def _load(source: str, functions: list[str]) -> tuple[types.ModuleType | None, d
     except BaseException as exc:  # noqa: BLE001  (SystemExit too: a solution must not exit)
         return None, protocol.raised(_describe_exception(exc))
     return module, protocol.loaded({name: _describe_function(module, name) for name in functions})
+
+
+def _try(module: types.ModuleType, inputs: str) -> tuple[Any, dict[str, Any]]:
+    from runner.trying import Steps
+
+    try:
+        steps = Steps(module, inputs)
+    except SyntaxError as exc:
+        text = (exc.text or "").rstrip("\n")[:500]
+        return None, protocol.syntax_error(type(exc).__name__, str(exc.msg), exc.lineno, exc.offset, text)
+    except (RecursionError, MemoryError, ValueError) as exc:  # too deeply nested to parse; NUL bytes
+        return None, protocol.raised(_describe_exception(exc))
+    return steps, steps.described()
 
 
 def _describe_function(module: types.ModuleType, name: str) -> dict[str, Any] | None:
@@ -152,7 +172,7 @@ def _call_each(
 
 
 def _describe_exception(exc: BaseException) -> dict[str, Any]:
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == SOLUTION_FILENAME]
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename in _SHOWN_FILES]
     frames = frames[-_MAX_TRACEBACK_FRAMES:]
     lines = [f'  File "{f.filename}", line {f.lineno}, in {f.name}\n    {(f.line or "").strip()}' for f in frames]
     try:
@@ -162,7 +182,7 @@ def _describe_exception(exc: BaseException) -> dict[str, Any]:
     return {
         "type": type(exc).__name__,
         "message": message[:2000],
-        "line": frames[-1].lineno if frames else None,
+        "line": next((f.lineno for f in reversed(frames) if f.filename == SOLUTION_FILENAME), None),
         "traceback": "\n".join(lines),
     }
 

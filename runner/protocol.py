@@ -21,6 +21,8 @@ class Op(enum.StrEnum):
     CALL = "call"  # {"op", "function", "args"}: one call
     CALL_EACH = "call_each"  # {"op", "function", "args_list"}: calls in order, in one crossing
     CALL_CHAIN = "call_chain"  # {"op", "function", "args_list", "feed"}: each call fed the previous one's result
+    TRY = "try"  # {"op", "inputs"}: compile the learner's own lines (Try it), one step per statement
+    TRY_STEP = "try_step"  # {"op", "index"}: run one statement of the inputs; its value, if it has one
 
 
 #: The runner's first message, before any student code exists: the sandbox is up.
@@ -34,6 +36,9 @@ VALUES = frozenset({"ok", "values"})
 RAISED = frozenset({"raised"})  # {"type", "message", "line", "traceback"}
 RAISED_IN_BATCH = frozenset({"raised", "index", "values"})  # which call of a batch raised
 UNENCODABLE = frozenset({"unencodable"})  # the answer cannot cross: why
+STEPS = frozenset({"ok", "steps"})  # the inputs' statements: [[line, source], ...]
+NO_VALUE = frozenset({"ok"})  # a statement with no value to show (an import, a def, a loop)
+AS_TEXT = frozenset({"ok", "text", "type"})  # a value that cannot cross, shown as the solution's repr of it
 PROTOCOL_ERROR = frozenset({"protocol_error"})
 
 
@@ -56,6 +61,26 @@ def syntax_error(kind: str, message: str, line: int | None, column: int | None, 
 def call_chain(function: str, args_list: list[list[Any]], argument: int, part: int) -> dict[str, Any]:
     """Calls in order; argument ``argument`` of each after the first is ``result[part]`` of the one before."""
     return {"op": Op.CALL_CHAIN.value, "function": function, "args_list": args_list, "feed": [argument, part]}
+
+
+def try_inputs(inputs: str) -> dict[str, Any]:
+    return {"op": Op.TRY.value, "inputs": inputs}
+
+
+def try_step(index: int) -> dict[str, Any]:
+    return {"op": Op.TRY_STEP.value, "index": index}
+
+
+def steps(found: list[list[Any]]) -> dict[str, Any]:
+    return {"ok": True, "steps": found}
+
+
+def no_value() -> dict[str, Any]:
+    return {"ok": True}
+
+
+def as_text(type_name: str, text: str) -> dict[str, Any]:
+    return {"ok": True, "text": text, "type": type_name}
 
 
 def loaded(functions: dict[str, Any]) -> dict[str, Any]:

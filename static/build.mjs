@@ -1,5 +1,14 @@
-// Bundles static/src into static/dist (git-ignored): scripts, one style sheet, KaTeX fonts, Swagger UI.
-import { cp, mkdir, rm } from "node:fs/promises";
+// Bundles static/src into static/dist (git-ignored): the pages' modules, one style sheet, KaTeX fonts, Swagger UI.
+//
+// The exercise page is an ES module split into chunks: what every page needs loads at once, and
+// what only some visits use (KaTeX when a statement has math, vim keys, the diff view) is a chunk
+// of its own, fetched when first used. Chunk and font names carry a content hash; the entry files
+// are addressed with ?v=<version>, a hash of the whole build. Each text file is also written
+// compressed (.br and .gz), so the server sends precompressed bytes instead of compressing per request.
+import { createHash } from "node:crypto";
+import { cp, mkdir, readFile, readdir, rm, writeFile } from "node:fs/promises";
+import { join, relative } from "node:path";
+import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import * as esbuild from "esbuild";
 
 const outdir = "static/dist";
@@ -7,12 +16,16 @@ const common = { bundle: true, minify: true, target: ["es2020"], logLevel: "warn
 
 await rm(outdir, { recursive: true, force: true });
 await mkdir(outdir, { recursive: true });
-await esbuild.build({
+const pages = await esbuild.build({
   ...common,
-  entryPoints: { exercise: "static/src/exercise.js", docs: "static/src/docs.js" },
-  format: "iife",
+  entryPoints: { exercise: "static/src/exercise.js" },
+  format: "esm",
+  splitting: true,
+  chunkNames: "chunks/[name]-[hash]",
   outdir,
+  metafile: true,
 });
+await esbuild.build({ ...common, entryPoints: { docs: "static/src/docs.js" }, format: "iife", outdir });
 await esbuild.build({
   ...common,
   entryPoints: { app: "static/src/app.css" },
@@ -26,4 +39,37 @@ for (const file of ["swagger-ui-bundle.js", "swagger-ui.css"]) {
   await cp(`node_modules/swagger-ui-dist/${file}`, `${outdir}/swagger-ui/${file}`);
 }
 await cp("static/favicon.svg", `${outdir}/favicon.svg`);
-console.log(`built ${outdir}`);
+
+// What each entry imports statically: the page lists them as <link rel="modulepreload">, so the
+// browser fetches them in parallel with the entry instead of after parsing it.
+const manifest = {};
+for (const [file, output] of Object.entries(pages.metafile.outputs)) {
+  if (!output.entryPoint) continue;
+  const name = relative(outdir, file);
+  manifest[name] = output.imports.filter((i) => i.kind === "import-statement").map((i) => relative(outdir, i.path));
+}
+
+const files = await listFiles(outdir);
+const hash = createHash("sha256");
+for (const file of files.sort()) hash.update(file).update(await readFile(file));
+const version = hash.digest("hex").slice(0, 12);
+await writeFile(`${outdir}/manifest.json`, JSON.stringify({ version, preload: manifest }, null, 2));
+
+const COMPRESSIBLE = /\.(js|css|svg|json|ttf|map)$/;
+for (const file of [...files, `${outdir}/manifest.json`]) {
+  if (!COMPRESSIBLE.test(file)) continue;
+  const data = await readFile(file);
+  await writeFile(`${file}.br`, brotliCompressSync(data, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }));
+  await writeFile(`${file}.gz`, gzipSync(data, { level: 9 }));
+}
+console.log(`built ${outdir} (version ${version})`);
+
+async function listFiles(dir) {
+  const found = [];
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) found.push(...(await listFiles(path)));
+    else found.push(path);
+  }
+  return found;
+}

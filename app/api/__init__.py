@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from app.api import exercises, submissions
+from app.api import exercises, history, submissions
 
 
 def router() -> APIRouter:
     api = APIRouter(prefix="/api")
     api.include_router(exercises.router)
     api.include_router(submissions.router)
+    api.include_router(history.router)
     return api

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends, Query, Request
+from pydantic import BaseModel, Field
 
 from app.catalog import ExerciseDetail, ExerciseSummary, detail, in_order, loading_error, summary
 from app.errors import ApiError, error_responses
@@ -35,6 +36,53 @@ def get_exercise(slug: str, request: Request, app: ServicesDep, live: LiveDep) -
         refuse_broken(live, slug)
         raise ApiError(404, f"There is no exercise {slug!r}.")
     return detail(exercise, app.submissions.solved(learner_id(request)), list(app.exercises.values()))
+
+
+class HintLevel(BaseModel):
+    hint_id: str
+    level: int = Field(description="1-based: 1 is what a failed run shows.")
+    levels: int = Field(description="How many levels the hint has.")
+    kind: str = Field(description="concept, formula or code for a table's levels; hint or level N otherwise.")
+    text: str
+
+
+class ReferenceSolution(BaseModel):
+    exercise: str
+    code: str
+
+
+@router.get("/exercises/{slug}/hints/{hint_id}", response_model=HintLevel, responses=error_responses(404, 422))
+def get_hint(
+    slug: str,
+    hint_id: str,
+    app: ServicesDep,
+    level: Annotated[int, Query(ge=1, le=20, description="Which level, from 1.")] = 1,
+) -> HintLevel:
+    """One level of one of the exercise's hints, for a student who asks for more help than a run gave."""
+    exercise = app.exercises.get(slug)
+    if exercise is None:
+        raise ApiError(404, f"There is no exercise {slug!r}.")
+    levels = exercise.hint_levels(hint_id)
+    if not levels:
+        raise ApiError(404, f"The exercise {slug!r} has no hint {hint_id[:60]!r}.")
+    if level > len(levels):
+        raise ApiError(404, f"The hint {hint_id!r} has {len(levels)} level{'s' if len(levels) != 1 else ''}.")
+    kind, text = levels[level - 1]
+    return HintLevel(hint_id=hint_id, level=level, levels=len(levels), kind=kind, text=text)
+
+
+@router.get("/exercises/{slug}/reference", response_model=ReferenceSolution, responses=error_responses(403, 404))
+def get_reference(slug: str, request: Request, app: ServicesDep) -> ReferenceSolution:
+    """The reference solution, for a learner who solved the exercise, where the exercise allows it.
+
+    404 when the exercise does not show it; 403 until you have solved it.
+    """
+    exercise = app.exercises.get(slug)
+    if exercise is None or not exercise.config.show_reference_after_solving:
+        raise ApiError(404, f"The exercise {slug!r} does not show its reference solution.")
+    if slug not in app.submissions.solved(learner_id(request)):
+        raise ApiError(403, "Solve the exercise first: its reference solution is shown once you have.")
+    return ReferenceSolution(exercise=slug, code=exercise.reference_path.read_text(encoding="utf-8"))
 
 
 def refuse_broken(live: LiveExercises | None, slug: str) -> None:

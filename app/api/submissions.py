@@ -15,10 +15,13 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 from app.api.exercises import LiveDep, refuse_broken
 from app.errors import ApiError, error_responses
 from app.learners import client_key, learner_id
+from app.models import SubmissionKind
 from app.queue import QueueFull
+from app.reload import LiveExercises
 from app.services import Services, services
 from app.submissions import RateLimited, public_view
 from grader.events import EventType
+from grader.playground import MAX_INPUTS_BYTES
 from grader.reports.exercism import to_exercism
 from grader.results import GradeResult
 
@@ -32,10 +35,16 @@ _BODY_FACTOR = 6
 _MAX_NUMBER_DIGITS = 100
 # Event ids are numbers of an Integer column: none has more digits than this.
 _MAX_EVENT_ID_DIGITS = 10
+_MAX_INPUTS_BYTES = MAX_INPUTS_BYTES
 
 
 class SubmissionRequest(BaseModel):
     code: str = Field(description="The text of solution.py (UTF-8, no NUL bytes, at most 64 KiB).")
+
+
+class TryRequest(BaseModel):
+    code: str = Field(description="The text of solution.py, as for a submission.")
+    inputs: str = Field(description="Python that calls your functions (at most 16 KiB); each line's value is shown.")
 
 
 class SubmissionAccepted(BaseModel):
@@ -43,11 +52,13 @@ class SubmissionAccepted(BaseModel):
     status: Literal["queued"]
     events_url: str
     result_url: str
+    stop_url: str
 
 
 class SubmissionView(BaseModel):
     id: str
     exercise: str
+    kind: Literal["grade", "try"] = Field(description="A graded run, or a try on your own inputs (Try it).")
     status: Literal["queued", "running", "pass", "fail", "error"] = Field(
         description="queued or running, then the grader's verdict."
     )
@@ -57,6 +68,9 @@ class SubmissionView(BaseModel):
     finished_at: datetime | None
     duration_ms: float | None
     events_url: str
+    stop_url: str
+    code: str = Field(description="The solution.py that was sent.")
+    inputs: str | None = Field(description="A try's inputs.")
     result: dict[str, Any] | None = Field(
         description="Once done, the results contract (as `mlkata grade --json`), or with `format=exercism` "
         "exactly Exercism's test-runner results.json version 3 (as `mlkata grade --format exercism`)."
@@ -80,17 +94,44 @@ async def submit(slug: str, request: Request, app: ServicesDep, live: LiveDep) -
 
     409 for an exercise that does not load (its author is changing it), with its problems.
     """
+    return await _accept(slug, request, app, live, SubmissionKind.GRADE)
+
+
+@router.post(
+    "/exercises/{slug}/tries",
+    status_code=202,
+    response_model=SubmissionAccepted,
+    responses=error_responses(404, 409, 413, 415, 422, 429, 503),
+    openapi_extra={
+        "requestBody": {"required": True, "content": {"application/json": {"schema": TryRequest.model_json_schema()}}}
+    },
+)
+async def try_it(slug: str, request: Request, app: ServicesDep, live: LiveDep) -> SubmissionAccepted:
+    """Run ``inputs`` (Python calling your functions) next to ``code`` in the sandbox, graded by nothing.
+
+    Queued and rate-limited as a submission; its events are ``started``, a ``value`` for each line
+    that has one (its type, shape, dtype and text), ``output`` and ``done``.
+    """
+    return await _accept(slug, request, app, live, SubmissionKind.TRY)
+
+
+async def _accept(
+    slug: str, request: Request, app: Services, live: LiveExercises | None, kind: SubmissionKind
+) -> SubmissionAccepted:
     exercise = app.exercises.get(slug)
     if exercise is None:
         refuse_broken(live, slug)
         raise ApiError(404, f"There is no exercise {slug!r}.")
     _require_json(request)
     max_bytes = min(app.settings.max_code_kb, exercise.limits.source_kb) * 1024
-    code = await _read_code(request, max_bytes)
+    payload = await _read_payload(request, max_bytes + (_MAX_INPUTS_BYTES if kind is SubmissionKind.TRY else 0))
+    code = _text_field(payload, "code", "solution.py", max_bytes)
+    inputs = _text_field(payload, "inputs", "Your inputs", _MAX_INPUTS_BYTES) if kind is SubmissionKind.TRY else None
     try:
         submission = await run_in_threadpool(
-            app.submissions.create, learner_id(request), slug, code, client_key=client_key(request)
-        )
+            app.submissions.create, learner_id(request), slug, code, client_key=client_key(request), kind=kind,
+            inputs=inputs,
+        )  # fmt: skip
     except RateLimited as limited:
         raise ApiError(
             429,
@@ -108,6 +149,7 @@ async def submit(slug: str, request: Request, app: ServicesDep, live: LiveDep) -
         status="queued",
         events_url=f"/api/submissions/{submission.id}/events",
         result_url=f"/api/submissions/{submission.id}",
+        stop_url=f"/api/submissions/{submission.id}/stop",
     )
 
 
@@ -166,8 +208,8 @@ def _parse_json(text: str) -> Any:
         raise ApiError(422, "The request is not JSON this server can read.") from None
 
 
-async def _read_code(request: Request, max_bytes: int) -> str:
-    """The ``code`` of a JSON body, checked here so each problem gets a clear message and status."""
+async def _read_payload(request: Request, max_bytes: int) -> dict[str, Any]:
+    """The JSON object of a body, checked here so each problem gets a clear message and status."""
     limit = max_bytes * _BODY_FACTOR + 1024
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > limit:
@@ -186,18 +228,25 @@ async def _read_code(request: Request, max_bytes: int) -> str:
     payload = _parse_json(text)
     if not isinstance(payload, dict) or not isinstance(payload.get("code"), str):
         raise ApiError(422, 'The request must be a JSON object with the text of solution.py in "code".')
-    code: str = payload["code"]
+    return payload
+
+
+def _text_field(payload: dict[str, Any], field: str, what: str, max_bytes: int) -> str:
+    """A text field of the body: a string, valid UTF-8, without NUL bytes, within ``max_bytes``."""
+    text = payload.get(field)
+    if not isinstance(text, str):
+        raise ApiError(422, f'The request must hold {what.lower()} as a string in "{field}".')
     try:
-        encoded = code.encode("utf-8")
+        encoded = text.encode("utf-8")
     except UnicodeEncodeError as exc:  # a lone surrogate such as "\ud800" in the JSON
-        line = code[: exc.start].count("\n") + 1
-        raise ApiError(422, f"solution.py is not valid UTF-8: it has a lone surrogate on line {line}.") from None
+        line = text[: exc.start].count("\n") + 1
+        raise ApiError(422, f"{what} is not valid UTF-8: it has a lone surrogate on line {line}.") from None
     if len(encoded) > max_bytes:
-        raise ApiError(413, f"solution.py is {len(encoded) / 1024:.0f} KiB; the limit is {max_bytes // 1024} KiB.")
-    if "\x00" in code:
-        line = code[: code.index("\x00")].count("\n") + 1
-        raise ApiError(422, f"solution.py contains a NUL byte on line {line}.")
-    return code
+        raise ApiError(413, f"{what} is {len(encoded) / 1024:.0f} KiB; the limit is {max_bytes // 1024} KiB.")
+    if "\x00" in text:
+        line = text[: text.index("\x00")].count("\n") + 1
+        raise ApiError(422, f"{what} contains a NUL byte on line {line}.")
+    return text
 
 
 @router.get("/submissions/{submission_id}", response_model=SubmissionView, responses=error_responses(404, 422))
@@ -218,7 +267,7 @@ def get_submission(
     if submission is None:
         raise ApiError(404, "There is no such submission of yours.")
     view = public_view(submission, app.submissions.position(submission))
-    if result_format == "exercism" and view["result"] is not None:
+    if result_format == "exercism" and view["result"] is not None and submission.kind == SubmissionKind.GRADE.value:
         view["result"] = to_exercism(GradeResult.model_validate(view["result"]))
     return SubmissionView.model_validate(view)
 

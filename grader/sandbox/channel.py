@@ -11,6 +11,7 @@ import fcntl
 import os
 import select
 import selectors
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import NoReturn, Protocol
@@ -89,6 +90,21 @@ class Channel:
         for fd in self._streams:
             self._selector.register(fd, selectors.EVENT_READ)
         self._open_streams = set(self._streams)
+        # Another thread may ask for the run to end (a learner pressed Stop): a byte in this pipe
+        # wakes the exchange, and the thread that owns the run kills it. No other thread ever
+        # signals the run's processes, so a pid or fd reused after the run is never hit.
+        self._wake_r, self._wake_w = os.pipe()
+        os.set_blocking(self._wake_r, False)
+        self._selector.register(self._wake_r, selectors.EVENT_READ)
+        self._wake_lock = threading.Lock()
+        self._closed = False
+
+    def interrupt(self) -> None:
+        """From any thread: make the current (or next) exchange kill the run and raise ``RunnerDied(STOPPED)``."""
+        with self._wake_lock:
+            if not self._closed:
+                with contextlib.suppress(OSError):  # the pipe is full: it is awake already
+                    os.write(self._wake_w, b"x")
 
     def await_ready(self) -> None:
         """Wait for the runner's first message; raise :class:`SandboxUnavailable` if it never comes.
@@ -135,6 +151,8 @@ class Channel:
                         body = self._read_reply(reply)
                         if body is not None:
                             return body
+                    elif fd == self._wake_r:
+                        self.die(Ending.STOPPED)
                     else:
                         self._read_output(fd)
         finally:
@@ -212,8 +230,10 @@ class Channel:
         return bool(readable)
 
     def close(self) -> None:
+        with self._wake_lock:
+            self._closed = True
         self._selector.close()
-        for fd in (self._request_w, self._reply_r, *self._streams):
+        for fd in (self._request_w, self._reply_r, *self._streams, self._wake_r, self._wake_w):
             with contextlib.suppress(OSError):
                 os.close(fd)
 

@@ -90,6 +90,11 @@ class ColdRun:
     def exchange(self, frame: bytes, deadline: float) -> bytearray:
         return self.channel.exchange(frame, deadline)
 
+    def interrupt(self) -> None:
+        """From any thread: the exchange in progress (or the next) kills the run and says it was stopped."""
+        if self.channel is not None:
+            self.channel.interrupt()
+
     def drain_output(self, seconds: float = 0.05) -> None:
         self.channel.drain_output(seconds)
 

@@ -24,6 +24,7 @@ class Ending(enum.Enum):
     EXITED = "exited"
     SIGNALLED = "signalled"
     BLOCKED_SYSCALL = "blocked_syscall"
+    STOPPED = "stopped"  # the grader was asked to stop the run (Run.interrupt)
 
 
 @dataclass(frozen=True)

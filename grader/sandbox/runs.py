@@ -36,6 +36,10 @@ class Run(Protocol):
 
     def kill(self) -> None: ...
 
+    def interrupt(self) -> None:
+        """From any thread: end the run now; the thread talking to it gets ``RunnerDied(Ending.STOPPED)``."""
+        ...
+
     def close(self) -> None: ...
 
     def close_soon(self) -> None:

@@ -141,6 +141,11 @@ class WarmRun:
         assert self.channel is not None
         return self.channel.exchange(frame, deadline)
 
+    def interrupt(self) -> None:
+        """From any thread: the exchange in progress (or the next) kills the run and says it was stopped."""
+        if self.channel is not None:
+            self.channel.interrupt()
+
     def drain_output(self, seconds: float = 0.05) -> None:
         if self.channel is not None:
             self.channel.drain_output(seconds)

@@ -14,10 +14,10 @@ export function el(tag, { className, text, attrs } = {}, children = []) {
   return node;
 }
 
-/** @param {string} id */
-export function byId(id) {
+/** @param {string} id @param {{optional?: boolean}} [options] */
+export function byId(id, { optional = false } = {}) {
   const node = document.getElementById(id);
-  if (!node) throw new Error(`#${id} is missing from the page`);
+  if (!node && !optional) throw new Error(`#${id} is missing from the page`);
   return node;
 }
 

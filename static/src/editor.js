@@ -1,11 +1,15 @@
-// The solution.py editor: CodeMirror 6 with Python, Tab to indent and Ctrl/⌘+Enter to run.
+// The editors: CodeMirror 6 with Python, Tab to indent, Ctrl/⌘+Enter to run, completion, marks at
+// the lines a run complains about, and the options a student can set (wrap, font size, vim keys).
+import { autocompletion } from "@codemirror/autocomplete";
 import { indentWithTab } from "@codemirror/commands";
-import { python } from "@codemirror/lang-python";
+import { python, pythonLanguage } from "@codemirror/lang-python";
 import { HighlightStyle, indentUnit, syntaxHighlighting } from "@codemirror/language";
-import { EditorSelection, EditorState, Prec } from "@codemirror/state";
+import { lintGutter, setDiagnostics } from "@codemirror/lint";
+import { Compartment, EditorSelection, EditorState, Prec } from "@codemirror/state";
 import { EditorView, keymap } from "@codemirror/view";
 import { tags } from "@lezer/highlight";
 import { basicSetup } from "codemirror";
+import { newlineAndDedent, pythonCompletions } from "./completion.js";
 
 // Colours come from CSS variables, so the editor follows the page's light or dark scheme.
 const highlight = HighlightStyle.define([
@@ -20,7 +24,7 @@ const highlight = HighlightStyle.define([
 ]);
 
 const theme = EditorView.theme({
-  "&": { height: "100%", fontSize: "14px", color: "var(--text)", backgroundColor: "var(--editor-bg)" },
+  "&": { height: "100%", color: "var(--text)", backgroundColor: "var(--editor-bg)" },
   ".cm-scroller": { fontFamily: "var(--font-mono)", lineHeight: "1.55" },
   ".cm-content": { caretColor: "var(--accent)", padding: "10px 0" },
   ".cm-cursor, .cm-dropCursor": { borderLeftColor: "var(--accent)" },
@@ -31,36 +35,58 @@ const theme = EditorView.theme({
     backgroundColor: "var(--editor-selection) !important",
   },
   ".cm-matchingBracket": { backgroundColor: "var(--editor-selection)", outline: "none" },
-  ".cm-errorLine": { backgroundColor: "var(--fail-soft)" },
+  ".cm-lintRange-error": { backgroundImage: "none", textDecoration: "underline wavy var(--fail)", textUnderlineOffset: "3px" },
+  ".cm-lintRange-info": { backgroundImage: "none", textDecoration: "underline dotted var(--warn)", textUnderlineOffset: "3px" },
+  ".cm-line.cm-errorLine": { backgroundColor: "var(--fail-soft)" },
   ".cm-tooltip": { backgroundColor: "var(--surface)", color: "var(--text)", border: "1px solid var(--border)" },
+  ".cm-tooltip-lint": { fontFamily: "var(--font-mono)", fontSize: "12.5px", whiteSpace: "pre-wrap", maxWidth: "60ch" },
   ".cm-panels": { backgroundColor: "var(--surface-2)", color: "var(--text)" },
 });
 
+const fontTheme = (px) => EditorView.theme({ "&": { fontSize: `${px}px` } });
+
+/** What every view shares: the language, the colours, the CSP nonce, a focusable scroller. */
+function common({ nonce, label, describedBy }) {
+  return [
+    // The page's Content-Security-Policy admits the editor's <style> element by this nonce.
+    EditorView.cspNonce.of(nonce ?? ""),
+    python(),
+    indentUnit.of("    "),
+    EditorState.tabSize.of(4),
+    syntaxHighlighting(highlight),
+    theme,
+    EditorView.contentAttributes.of({ "aria-label": label, ...(describedBy ? { "aria-describedby": describedBy } : {}), tabindex: "0" }),
+  ];
+}
+
 /**
- * Create the editor in `parent`.
+ * The editor of a file in `parent`.
  * @param {HTMLElement} parent
- * @param {{doc: string, onRun: () => void, onChange: (text: string) => void, label: string, nonce?: string}} options
+ * @param {{doc: string, onRun: () => void, onChange?: (text: string) => void, label: string, nonce?: string, describedBy?: string, fontSize?: number, wrap?: boolean}} options
  */
-export function createEditor(parent, { doc, onRun, onChange, label, nonce }) {
+export function createEditor(parent, { doc, onRun, onChange, label, nonce, describedBy, fontSize = 14, wrap = false }) {
+  const wrapping = new Compartment();
+  const font = new Compartment();
+  const keys = new Compartment();
   const view = new EditorView({
     parent,
     state: EditorState.create({
       doc,
       extensions: [
+        keys.of([]), // vim's keymap, when chosen, must come before every other
         basicSetup,
-        // The page's Content-Security-Policy admits the editor's <style> element by this nonce.
-        EditorView.cspNonce.of(nonce ?? ""),
-        python(),
-        indentUnit.of("    "),
-        EditorState.tabSize.of(4),
-        syntaxHighlighting(highlight),
-        theme,
+        ...common({ nonce, label, describedBy }),
+        pythonLanguage.data.of({ autocomplete: pythonCompletions }),
+        autocompletion({ activateOnTyping: true }),
+        lintGutter(),
+        wrapping.of(wrap ? EditorView.lineWrapping : []),
+        font.of(fontTheme(fontSize)),
         // Highest precedence: the default keymap binds Mod-Enter to "insert blank line".
         Prec.highest(keymap.of([{ key: "Mod-Enter", run: () => (onRun(), true), preventDefault: true }])),
+        Prec.high(keymap.of([{ key: "Enter", run: newlineAndDedent }])),
         keymap.of([indentWithTab]),
-        EditorView.contentAttributes.of({ "aria-label": label, "aria-describedby": "editor-help" }),
         EditorView.updateListener.of((update) => {
-          if (update.docChanged) onChange(update.state.doc.toString());
+          if (update.docChanged) onChange?.(update.state.doc.toString());
         }),
       ],
     }),
@@ -81,5 +107,52 @@ export function createEditor(parent, { doc, onRun, onChange, label, nonce }) {
       view.focus();
     },
     focus: () => view.focus(),
+    setWrap: (on) => view.dispatch({ effects: wrapping.reconfigure(on ? EditorView.lineWrapping : []) }),
+    setFontSize: (px) => view.dispatch({ effects: font.reconfigure(fontTheme(px)) }),
+    /** Vim keys, loaded the first time they are asked for (a chunk of their own). */
+    async setVim(on) {
+      const extension = on ? (await import("@replit/codemirror-vim")).vim() : [];
+      view.dispatch({ effects: keys.reconfigure(extension) });
+    },
+    /**
+     * Mark lines of the file: a gutter mark, an underline and the message on hover.
+     * @param {{line: number, column?: number | null, message: string, severity?: "error" | "info"}[]} marks
+     */
+    setMarks(marks) {
+      const doc = view.state.doc;
+      const diagnostics = marks
+        .filter((mark) => mark.line >= 1 && mark.line <= doc.lines)
+        .map(({ line, column, message, severity = "error" }) => {
+          const target = doc.line(line);
+          const indent = target.text.length - target.text.trimStart().length;
+          const from = column ? Math.min(target.from + column - 1, target.to) : target.from + indent;
+          const to = column && from < target.to ? Math.max(from + 1, target.to) : target.to;
+          return { from, to: Math.max(to, from), severity, message, source: "mlkata" };
+        });
+      view.dispatch(setDiagnostics(view.state, diagnostics));
+    },
+    clearMarks: () => view.dispatch(setDiagnostics(view.state, [])),
   };
+}
+
+/**
+ * A read-only view of some code (a past run's, the reference): extra extensions add a diff.
+ * @param {HTMLElement} parent
+ * @param {{doc: string, label: string, nonce?: string, extensions?: any[], fontSize?: number}} options
+ */
+export function createViewer(parent, { doc, label, nonce, extensions = [], fontSize = 14 }) {
+  return new EditorView({
+    parent,
+    state: EditorState.create({
+      doc,
+      extensions: [
+        basicSetup,
+        ...common({ nonce, label }),
+        EditorState.readOnly.of(true),
+        EditorView.editable.of(false),
+        fontTheme(fontSize),
+        ...extensions,
+      ],
+    }),
+  });
 }

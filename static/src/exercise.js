@@ -1,14 +1,18 @@
-// The exercise page: statement math, the editor with its saved draft, and runs with live results.
+// The exercise page: the layout, the editor with its saved draft and options, runs with live
+// results (shown again after a reload), Stop, hints on request, the run history and "Try it".
 import { byId } from "./dom.js";
 import { createEditor } from "./editor.js";
-import { typesetMath } from "./math.js";
-import { ResultsPanel } from "./results.js";
-import { run } from "./runs.js";
+import { Comparison, History, relativeTime } from "./history.js";
+import { Layout } from "./layout.js";
+import { Playground } from "./playground.js";
+import { pref, setPref } from "./prefs.js";
+import { marksOf, ResultsPanel } from "./results.js";
+import { follow, getJson, run, stop } from "./runs.js";
 
 const data = JSON.parse(byId("page-data").textContent ?? "{}");
 const draftKey = `mlkata:draft:${data.slug}`;
 
-const storage = {
+const drafts = {
   get() {
     try {
       return localStorage.getItem(draftKey);
@@ -26,72 +30,194 @@ const storage = {
   },
 };
 
-typesetMath(document.querySelector(".statement") ?? document);
+// KaTeX is a chunk of its own, fetched only when the statement has math.
+if (document.querySelector(".statement .math-inline, .statement .math-display")) {
+  import("./math.js").then(({ typesetMath }) => typesetMath(byId("pane-statement")));
+}
 
 const isMac = /Mac|iPhone|iPad/.test(navigator.userAgentData?.platform ?? navigator.platform ?? "");
 for (const key of document.querySelectorAll(".mod-key")) key.textContent = isMac ? "⌘" : "Ctrl";
 
-const panel = new ResultsPanel();
+const layout = new Layout();
 const runButton = byId("run-button");
-const resetButton = byId("reset-button");
+const stopButton = byId("stop-button");
 const solvedMark = byId("solved-mark");
 const nextExercise = byId("next-exercise");
+const resultsBadge = byId("results-badge");
 let saveTimer = 0;
-let running = false;
+let running = null; // {stop_url} of the run in progress
+let fontSize = pref("fontSize", 14);
 
 const editorHost = byId("editor");
 editorHost.replaceChildren();
 const editor = createEditor(editorHost, {
-  doc: storage.get() ?? data.starter,
+  doc: drafts.get() ?? data.starter,
   label: "solution.py",
   nonce: data.style_nonce,
-  onRun: () => startRun(),
+  describedBy: "editor-help",
+  fontSize,
+  wrap: pref("wrap", false),
+  onRun: () => startRun({ fromEditor: true }),
   onChange: (text) => {
     clearTimeout(saveTimer);
-    saveTimer = setTimeout(() => storage.set(text), 300);
+    saveTimer = setTimeout(() => drafts.set(text), 300);
   },
 });
 
-resetButton.addEventListener("click", () => {
+const panel = new ResultsPanel({
+  goToLine: (line, column) => {
+    if (layout.phone) layout.showPane("code");
+    editor.goToLine(line, column);
+  },
+  moreHint: (hintId, level) => getJson(`${data.hints_url}/${encodeURIComponent(hintId)}?level=${level}`),
+});
+const comparison = new Comparison({ editor, nonce: data.style_nonce, fontSize: () => fontSize });
+const history = new History({
+  url: data.submissions_url,
+  comparison,
+  showResult: (submission) => {
+    layout.showResults();
+    panel.begin();
+    if (submission.result) show(submission.result, { restoredAt: relativeTime(new Date(submission.created_at)) });
+  },
+});
+layout.onConsoleTab = (id) => {
+  if (id === "ctab-history") history.refresh();
+};
+new Playground({
+  url: data.tries_url,
+  example: data.try_example,
+  slug: data.slug,
+  nonce: data.style_nonce,
+  getCode: () => editor.getText(),
+  fontSize,
+});
+
+settings();
+
+byId("reset-button").addEventListener("click", () => {
   editor.setText(data.starter); // one change: Ctrl/⌘+Z brings the draft back
-  storage.set(data.starter);
+  drafts.set(data.starter);
   editor.focus();
 });
-runButton.addEventListener("click", () => startRun());
+runButton.addEventListener("click", () => startRun({ fromEditor: false }));
+stopButton.addEventListener("click", async () => {
+  if (!running) return;
+  stopButton.setAttribute("aria-disabled", "true");
+  const problem = await stop(running.stop_url);
+  if (problem) panel.failure(problem);
+});
 document.addEventListener("keydown", (event) => {
   if (event.key === "Enter" && (event.ctrlKey || event.metaKey) && !event.defaultPrevented) {
     event.preventDefault();
-    startRun();
+    startRun({ fromEditor: false });
+  }
+});
+byId("reference-button", { optional: true })?.addEventListener("click", async () => {
+  const reference = await getJson(data.reference_url);
+  if (reference?.code != null) {
+    if (layout.phone) layout.showPane("code");
+    await comparison.open(reference.code, "The reference solution", { restorable: false });
   }
 });
 
-async function startRun() {
+restoreLastRun();
+
+/** The options under "Aa": wrap, vim keys, font size, each remembered. */
+function settings() {
+  const wrap = byId("setting-wrap");
+  const vim = byId("setting-vim");
+  const size = byId("font-size-value");
+  wrap.checked = pref("wrap", false);
+  vim.checked = pref("vim", false);
+  size.textContent = `${fontSize} px`;
+  if (vim.checked) editor.setVim(true);
+  wrap.addEventListener("change", () => {
+    editor.setWrap(wrap.checked);
+    setPref("wrap", wrap.checked);
+  });
+  vim.addEventListener("change", () => {
+    editor.setVim(vim.checked);
+    setPref("vim", vim.checked);
+  });
+  const resize = (delta) => {
+    fontSize = Math.min(24, Math.max(10, fontSize + delta));
+    editor.setFontSize(fontSize);
+    size.textContent = `${fontSize} px`;
+    setPref("fontSize", fontSize);
+  };
+  byId("font-smaller").addEventListener("click", () => resize(-1));
+  byId("font-larger").addEventListener("click", () => resize(1));
+}
+
+function handlers({ onAccepted } = {}) {
+  return {
+    accepted: onAccepted,
+    queued: (event) => panel.queued(event.position),
+    started: (event) => panel.started(event.checks),
+    check: (event) => panel.check(event.index, event.check),
+    output: (event) => panel.appendOutput(event.text),
+    done: (result) => show(result),
+    failure: (message) => panel.failure(message),
+  };
+}
+
+/** A finished result: the panel, the editor's marks, the solved state. */
+function show(result, options) {
+  panel.done(result, options);
+  editor.setMarks(marksOf(result));
+  resultsBadge.hidden = false;
+  resultsBadge.textContent = result.status === "pass" ? "✓" : "✗";
+  resultsBadge.setAttribute("aria-label", result.status === "pass" ? "passed" : "not passed");
+  if (result.status === "pass") {
+    solvedMark.hidden = false;
+    nextExercise.hidden = false;
+  }
+}
+
+function setRunning(run) {
+  running = run;
+  runButton.toggleAttribute("aria-disabled", Boolean(run));
+  if (run) runButton.setAttribute("aria-disabled", "true");
+  runButton.toggleAttribute("data-busy", Boolean(run));
+  stopButton.hidden = !run?.stop_url;
+  stopButton.removeAttribute("aria-disabled");
+}
+
+async function startRun({ fromEditor }) {
   if (running) return;
-  running = true;
   clearTimeout(saveTimer);
   const code = editor.getText();
-  storage.set(code);
-  runButton.disabled = true;
-  runButton.dataset.busy = "";
+  drafts.set(code);
+  setRunning({ stop_url: null });
+  editor.clearMarks();
+  comparison.view && comparison.close();
   panel.begin();
+  layout.showResults();
   try {
-    await run(data.submissions_url, code, {
-      queued: (event) => panel.queued(event.position),
-      started: (event) => panel.started(event.checks),
-      check: (event) => panel.check(event.index, event.check),
-      output: (event) => panel.appendOutput(event.text),
-      done: (result) => {
-        panel.done(result, (line, column) => editor.goToLine(line, column));
-        if (result.status === "pass") {
-          solvedMark.hidden = false;
-          nextExercise.hidden = false;
-        }
-      },
-      failure: (message) => panel.failure(message),
-    });
+    await run(data.submissions_url, { code }, handlers({ onAccepted: (accepted) => setRunning(accepted) }));
   } finally {
-    running = false;
-    runButton.disabled = false;
-    delete runButton.dataset.busy;
+    setRunning(null);
+    // Focus goes back where the run was started from: the editor, or the Run button (which kept it).
+    if (fromEditor) editor.focus();
+  }
+}
+
+/** On load: the last run's result, or, while it is still graded, its live events. */
+async function restoreLastRun() {
+  const last = data.last_run;
+  if (!last) return;
+  const submission = await getJson(last.result_url);
+  if (!submission || running) return;
+  if (submission.result) {
+    show(submission.result, { restoredAt: relativeTime(new Date(submission.created_at)) });
+    return;
+  }
+  setRunning(last);
+  panel.begin(new Date(submission.created_at).getTime());
+  try {
+    await follow(last, handlers());
+  } finally {
+    setRunning(null);
   }
 }

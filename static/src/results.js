@@ -1,31 +1,43 @@
-// The results panel and status line: each check appears as soon as its event arrives.
+// The results panel and status line: each check appears as soon as its event arrives; while a run
+// goes on, the time it has taken and the check in progress; after it, the lines to look at.
 import { byId, el, formatMs } from "./dom.js";
 
-const STATUS_TEXT = { idle: "idle", sending: "sending…", queued: "queued", running: "running", pass: "passed", fail: "failed", error: "error" };
-const ICONS = { pending: "•", pass: "✓", fail: "✗", error: "!" };
-const CHECK_LABEL = { pending: "waiting", pass: "passed", fail: "failed", error: "error" };
+const STATUS_TEXT = {
+  idle: "idle", sending: "sending…", queued: "queued", running: "running", pass: "passed", fail: "failed",
+  error: "error", stopped: "stopped", timeout: "timed out",
+};
+const ICONS = { pending: "•", running: "▸", pass: "✓", fail: "✗", error: "!" };
+const CHECK_LABEL = { pending: "waiting", running: "running", pass: "passed", fail: "failed", error: "error" };
 
 export class ResultsPanel {
-  constructor() {
+  /** @param {{goToLine: (line: number, column?: number) => void, moreHint: (hintId: string, level: number) => Promise<any>}} actions */
+  constructor(actions) {
+    this.actions = actions;
     this.status = byId("run-status");
+    this.progress = byId("run-progress");
+    this.elapsed = byId("run-elapsed");
     this.summary = byId("run-summary");
+    this.lastRun = byId("last-run");
     this.placeholder = byId("results-placeholder");
     this.runMessage = byId("run-message");
     this.list = byId("checks");
     this.outputSection = byId("output-section");
     this.output = byId("output");
     this.outputText = "";
+    this.timer = 0;
   }
 
   /** @param {keyof typeof STATUS_TEXT} state @param {string} [detail] */
   setStatus(state, detail = "") {
     this.status.dataset.state = state;
-    this.status.textContent = detail ? `${STATUS_TEXT[state]} (${detail})` : STATUS_TEXT[state];
+    this.status.textContent = detail ? `${STATUS_TEXT[state]} ${detail}` : STATUS_TEXT[state];
   }
 
-  begin() {
+  /** A new run: clear everything and start the clock (from `since`, for a run re-attached after a reload). */
+  begin(since = Date.now()) {
     this.setStatus("sending");
     this.summary.textContent = "";
+    this.lastRun.hidden = true;
     this.placeholder.hidden = true;
     this.runMessage.hidden = true;
     this.runMessage.classList.remove("mistake");
@@ -35,20 +47,58 @@ export class ResultsPanel {
     this.outputText = "";
     this.output.textContent = "";
     this.outputSection.hidden = true;
+    this.progress.textContent = "";
+    this.startClock(since);
+  }
+
+  startClock(since) {
+    clearInterval(this.timer);
+    const tick = () => {
+      this.elapsed.textContent = `${((Date.now() - since) / 1000).toFixed(1)} s`;
+    };
+    tick();
+    this.timer = setInterval(tick, 100);
+  }
+
+  stopClock() {
+    clearInterval(this.timer);
+    this.elapsed.textContent = "";
+    this.progress.textContent = "";
   }
 
   queued(position) {
-    this.setStatus("queued", position ? `position ${position}` : "");
+    this.setStatus("queued", position ? `(position ${position})` : "");
   }
 
   /** @param {string[]} titles */
   started(titles) {
     this.setStatus("running");
     this.list.replaceChildren(...titles.map((title, index) => this.row(index, title)));
+    this.markInProgress();
+  }
+
+  /** The first check still waiting is the one running: say which, on the status line and in its row. */
+  markInProgress() {
+    const rows = [...this.list.querySelectorAll("li.check")];
+    for (const row of rows) if (row.dataset.status === "running") this.setRowState(row, "pending");
+    const next = rows.find((row) => row.dataset.status === "pending");
+    if (!next) {
+      this.progress.textContent = "";
+      return;
+    }
+    this.setRowState(next, "running");
+    const index = rows.indexOf(next) + 1;
+    this.progress.textContent = `check ${index} of ${rows.length}: ${next.querySelector(".check-name").textContent}`;
+  }
+
+  setRowState(row, state) {
+    row.dataset.status = state;
+    row.querySelector(".check-icon").textContent = ICONS[state];
+    row.querySelector(".check-state").textContent = CHECK_LABEL[state];
   }
 
   row(index, title) {
-    const item = el("li", { className: "check", attrs: { "data-index": String(index), "data-status": "pending" } }, [
+    return el("li", { className: "check", attrs: { "data-index": String(index), "data-status": "pending" } }, [
       el("div", { className: "check-head" }, [
         el("span", { className: "check-icon", text: ICONS.pending, attrs: { "aria-hidden": "true" } }),
         el("span", { className: "check-name", text: title }),
@@ -56,30 +106,30 @@ export class ResultsPanel {
         el("span", { className: "check-meta" }),
       ]),
     ]);
-    return item;
   }
 
   /** One finished check (a CheckResult of the results contract). */
-  check(index, check) {
+  check(index, check, shownHints = new Set()) {
     let item = this.list.querySelector(`li[data-index="${index}"]`);
     if (!item) {
       item = this.row(index, check.name);
       this.list.append(item);
     }
     const state = check.status === "pass" ? "pass" : check.status === "fail" ? "fail" : "error";
-    item.dataset.status = state;
+    this.setRowState(item, state);
     item.dataset.reason = check.reason;
-    item.querySelector(".check-icon").textContent = ICONS[state];
     item.querySelector(".check-name").textContent = check.name;
-    item.querySelector(".check-state").textContent = CHECK_LABEL[state];
     const visibility = check.public ? "public" : "hidden";
     const time = check.reason === "not_run" ? "" : ` · ${formatMs(check.duration_ms)}`;
     item.querySelector(".check-meta").textContent = `${visibility}${time}`;
     for (const old of item.querySelectorAll(".check-body")) old.remove();
     const body = el("div", { className: "check-body" });
-    if (check.message) body.append(el("p", { className: "check-message", text: check.message }));
-    if (check.hint) {
-      body.append(el("p", { className: "check-hint" }, [el("strong", { text: "Hint: " }), document.createTextNode(check.hint)]));
+    if (check.message) body.append(el("pre", { className: "check-message", text: check.message }));
+    if (check.location?.line) body.append(this.lineButton(check.location.line, check.location.column));
+    // A hint is said once per run: under the first check it explains, not under every one.
+    if (check.hint && !shownHints.has(check.hint_id ?? check.hint)) {
+      shownHints.add(check.hint_id ?? check.hint);
+      body.append(this.hint(check.hint, check.hint_id, check.hint_levels));
     }
     // Only public checks carry details; hidden checks never show their data.
     if (check.public && check.details && Object.keys(check.details).length) {
@@ -97,6 +147,34 @@ export class ResultsPanel {
       body.append(el("p", { className: "check-output-hidden", text: `Printed ${lines} (not shown: the check is hidden).` }));
     }
     if (body.childNodes.length) item.append(body);
+    this.markInProgress();
+  }
+
+  lineButton(line, column) {
+    const button = el("button", { className: "button link go-to-line", text: `Go to line ${line}`, attrs: { type: "button" } });
+    button.addEventListener("click", () => this.actions.goToLine(line, column ?? 1));
+    return button;
+  }
+
+  /** A hint's first level, and a button asking for the next one while there is one. */
+  hint(text, hintId, levels = 1) {
+    const box = el("div", { className: "check-hint" }, [el("p", {}, [el("strong", { text: "Hint: " }), document.createTextNode(text)])]);
+    if (hintId && levels > 1) {
+      let shown = 1;
+      const more = el("button", { className: "button small more-hint", text: `More help (${shown + 1} of ${levels})`, attrs: { type: "button" } });
+      more.addEventListener("click", async () => {
+        more.disabled = true;
+        const next = await this.actions.moreHint(hintId, shown + 1);
+        more.disabled = false;
+        if (!next) return;
+        shown += 1;
+        box.insertBefore(el("p", { className: `hint-level hint-${next.kind.replace(/\s+/g, "-")}` }, [el("strong", { text: `${capitalize(next.kind)}: ` }), next.kind === "code" ? el("code", { text: next.text }) : document.createTextNode(next.text)]), more);
+        if (shown >= levels) more.remove();
+        else more.textContent = `More help (${shown + 1} of ${levels})`;
+      });
+      box.append(more);
+    }
+    return box;
   }
 
   appendOutput(text) {
@@ -108,19 +186,31 @@ export class ResultsPanel {
   /**
    * The whole run is over.
    * @param {any} result the results contract
-   * @param {(line: number, column?: number) => void} goToLine
+   * @param {{restoredAt?: string}} [options] a result shown again after a reload says when it ran
    */
-  done(result, goToLine) {
+  done(result, { restoredAt } = {}) {
+    this.stopClock();
     this.list.removeAttribute("aria-busy");
-    this.setStatus(result.status);
+    this.placeholder.hidden = true;
+    const state = result.reason === "stopped" ? "stopped" : result.reason === "timeout" ? "timeout" : result.status;
+    const timedOutIn = state === "timeout" ? (result.tests ?? []).find((t) => t.reason === "timeout")?.name : null;
+    this.setStatus(state, timedOutIn ? `in “${timedOutIn}”` : "");
+    const shownHints = new Set();
+    if (result.mistake?.hint) shownHints.add(result.mistake.hint_id ?? result.mistake.hint);
+    if (restoredAt) this.list.replaceChildren();
     for (const [index, check] of (result.tests ?? []).entries()) {
       const item = this.list.querySelector(`li[data-index="${index}"]`);
-      if (!item || item.dataset.status === "pending") this.check(index, check);
+      if (!item || item.dataset.status === "pending" || item.dataset.status === "running" || check.hint) this.check(index, check, shownHints);
     }
     if (!result.tests?.length) this.list.replaceChildren();
+    this.progress.textContent = "";
     const points = result.max_points ? ` · ${formatPoints(result.points)} / ${formatPoints(result.max_points)} points` : "";
     this.summary.textContent = `${result.message ?? ""}${points} · total ${formatMs(result.duration_ms)}`;
-    if (result.status === "error" && !result.tests?.length) this.showRunMessage(result, goToLine);
+    if (restoredAt) {
+      this.lastRun.textContent = `Your last run, ${restoredAt}.`;
+      this.lastRun.hidden = false;
+    }
+    if (result.status === "error" && !result.tests?.length) this.showRunMessage(result);
     if (result.mistake) this.showMistake(result.mistake);
     if (result.output && !this.outputText) this.appendOutput(result.output);
     if (result.output_truncated) this.appendOutput("\n[output truncated]");
@@ -129,28 +219,22 @@ export class ResultsPanel {
   /** The most likely mistake, once for the run, above the checks. */
   showMistake(mistake) {
     const children = [el("p", { className: "mistake-text" }, [el("strong", { text: "Most likely mistake: " }), document.createTextNode(mistake.mistake)])];
-    if (mistake.hint) {
-      children.push(el("p", { className: "check-hint" }, [el("strong", { text: "Hint: " }), document.createTextNode(mistake.hint)]));
-    }
+    if (mistake.hint) children.push(this.hint(mistake.hint, mistake.hint_id, mistake.hint_levels));
     this.runMessage.replaceChildren(...children);
     this.runMessage.classList.add("mistake");
     this.runMessage.hidden = false;
   }
 
-  showRunMessage(result, goToLine) {
+  showRunMessage(result) {
     const children = [el("pre", { className: "run-message-text", text: result.message ?? "The run failed." })];
-    if (result.location?.line) {
-      const { line, column } = result.location;
-      const button = el("button", { className: "button link", text: `Go to line ${line}`, attrs: { type: "button" } });
-      button.addEventListener("click", () => goToLine(line, column ?? 1));
-      children.push(button);
-    }
+    if (result.location?.line) children.push(this.lineButton(result.location.line, result.location.column));
     this.runMessage.replaceChildren(...children);
     this.runMessage.hidden = false;
   }
 
   /** The run could not start or lost its connection. */
   failure(message) {
+    this.stopClock();
     this.list.removeAttribute("aria-busy");
     this.setStatus("error");
     this.runMessage.replaceChildren(el("pre", { className: "run-message-text", text: message }));
@@ -158,6 +242,20 @@ export class ResultsPanel {
   }
 }
 
+/** The lines of solution.py a result points at, for the editor's marks. */
+export function marksOf(result) {
+  const marks = [];
+  if (result.location?.line) marks.push({ line: result.location.line, column: result.location.column, message: result.message ?? "" });
+  for (const check of result.tests ?? []) {
+    if (check.location?.line) marks.push({ line: check.location.line, message: `${check.name}:\n${check.message ?? ""}` });
+  }
+  return marks;
+}
+
 function formatPoints(points) {
   return Number.isInteger(points) ? String(points) : points.toFixed(1);
+}
+
+function capitalize(text) {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }

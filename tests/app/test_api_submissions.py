@@ -21,7 +21,7 @@ def test_reference_solution_streams_one_check_event_per_check_then_passes(
     response = submit(client, reference_code())
     assert response.status_code == 202
     accepted = response.json()
-    assert set(accepted) == {"id", "status", "events_url", "result_url"}
+    assert set(accepted) == {"id", "status", "events_url", "result_url", "stop_url"}
     assert accepted["status"] == "queued"
     assert accepted["events_url"] == f"/api/submissions/{accepted['id']}/events"
 

@@ -7,7 +7,7 @@ import re
 import typing
 from pathlib import Path
 
-from grader.events import EVENT_DATA, EventType, GradeEvent
+from grader.events import EVENT_DATA, EventType, GradeEvent, TrySink
 
 REPO = Path(__file__).resolve().parents[2]
 RUNS_JS = REPO / "static" / "src" / "runs.js"
@@ -19,8 +19,12 @@ def test_every_event_type_has_the_shape_of_its_data() -> None:
 
 def test_the_grader_emits_every_event_type_but_queued() -> None:
     (union, *_) = typing.get_args(GradeEvent)
-    emitted = [model.model_fields["type"].default for model in typing.get_args(union)]
-    assert emitted == [t for t in EventType if t is not EventType.QUEUED]
+    grading = [model.model_fields["type"].default for model in typing.get_args(union)]
+    (sink_args, _) = typing.get_args(TrySink)
+    trying = [model.model_fields["type"].default for model in typing.get_args(sink_args[0])]
+    emitted = set(grading) | set(trying)
+    assert emitted == {t for t in EventType if t is not EventType.QUEUED}
+    assert EventType.VALUE not in grading  # a try's alone
 
 
 def test_the_page_subscribes_to_exactly_the_event_types() -> None:

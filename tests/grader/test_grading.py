@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -12,7 +13,7 @@ import pytest
 from grader import grading
 from grader.events import CheckFinished, Finished, OutputProduced, Started
 from grader.exercise import Exercise, load_exercise
-from grader.grading import grade
+from grader.grading import Stop, grade
 from grader.results import Reason, Status
 from grader.session import SolutionSession
 from tests.grader.conftest import KV_EXERCISE, copy_with_limits
@@ -237,19 +238,116 @@ def test_events_arrive_in_order_as_checks_finish(adder: Exercise) -> None:
     assert events[-1][1].result == result
 
 
-def test_an_endless_loop_times_out_and_later_checks_are_not_run(make_exercise: Callable[..., Path]) -> None:
+def test_an_endless_loop_times_out_and_later_checks_of_that_function_are_not_run(
+    make_exercise: Callable[..., Path],
+) -> None:
     exercise = load_exercise(make_exercise(time_seconds=1))
     began = time.monotonic()
     result = grade(exercise, "def add(a, b):\n    while True:\n        pass\n")
-    assert time.monotonic() - began < 5
+    assert time.monotonic() - began < 8  # at most one more time budget, for the checks after the timeout
     first, second = result.tests
     assert (first.status, first.reason) == (Status.ERROR, Reason.TIMEOUT)
     assert first.message.startswith("Time limit exceeded during add()")
     assert (second.reason, second.message) == (
         Reason.NOT_RUN,
-        "Not run: the time limit was reached in an earlier check.",
+        "Not run: add() ran out of time in “Adds small numbers”, and this check calls it too.",
     )
     assert result.reason is Reason.TIMEOUT
+    assert result.message.startswith("Timed out in “Adds small numbers”.")
+
+
+TWO_FUNCTIONS_TOML = """\
+title = "Two functions"
+section = "Warm-ups"
+difficulty = "easy"
+
+[[functions]]
+name = "add"
+params = ["a", "b"]
+
+[[functions]]
+name = "double"
+params = ["a"]
+
+[limits]
+time_seconds = 1
+"""
+
+TWO_FUNCTIONS_CHECKS = """\
+from grader.checks import check, expect_integer
+
+
+@check("Adds")
+def adds(student):
+    expect_integer(student.add(2, 3), 5, what="add(2, 3)")
+
+
+@check("Doubles")
+def doubles(student):
+    expect_integer(student.double(4), 8, what="double(4)")
+
+
+@check("Adds again")
+def adds_again(student):
+    expect_integer(student.add(1, 1), 2, what="add(1, 1)")
+"""
+
+
+def test_after_a_timeout_the_checks_of_other_functions_still_run_in_a_fresh_run(
+    make_exercise: Callable[..., Path],
+) -> None:
+    files = {
+        "exercise.toml": TWO_FUNCTIONS_TOML,
+        "checks.py": TWO_FUNCTIONS_CHECKS,
+        "reference.py": "def add(a, b):\n    return a + b\n\ndef double(a):\n    return 2 * a\n",
+        "starter.py": "def add(a, b):\n    pass\n\ndef double(a):\n    pass\n",
+    }
+    exercise = load_exercise(make_exercise(files=files))
+    hanging = "def add(a, b):\n    while True:\n        pass\n\ndef double(a):\n    return 2 * a\n"
+    result = grade(exercise, hanging)
+    assert [(t.id, t.reason) for t in result.tests] == [
+        ("adds", Reason.TIMEOUT),
+        ("doubles", Reason.PASSED),
+        ("adds_again", Reason.NOT_RUN),
+    ]
+    assert result.points == 1
+    assert "ran out of time in “Adds”" in (result.tests[2].message or "")
+
+
+def test_stop_kills_the_run_at_once_and_the_verdict_is_stopped(make_exercise: Callable[..., Path]) -> None:
+    exercise = load_exercise(make_exercise(time_seconds=30))
+    stop = Stop()
+    events: list[object] = []
+
+    def on_event(event: object) -> None:
+        events.append(event)
+
+    timer = threading.Timer(1.0, stop.request)
+    timer.start()
+    began = time.monotonic()
+    result = grade(exercise, "def add(a, b):\n    while True:\n        pass\n", on_event=on_event, stop=stop)
+    took = time.monotonic() - began
+    timer.join()
+    assert took < 10, f"the 30 s time limit was waited for ({took:.1f} s)"
+    assert (result.status, result.reason) == (Status.ERROR, Reason.STOPPED)
+    assert result.message == "Stopped during “Adds small numbers”: you stopped the run before it finished."
+    assert [(t.id, t.reason) for t in result.tests] == [
+        ("small_numbers", Reason.STOPPED),
+        ("huge_numbers", Reason.NOT_RUN),
+    ]
+
+
+def test_a_stop_asked_for_before_the_run_starts_grades_nothing(adder: Exercise) -> None:
+    stop = Stop()
+    stop.request()
+    result = grade(adder, "def add(a, b):\n    return a + b\n", stop=stop)
+    assert result.reason is Reason.STOPPED
+    assert {t.reason for t in result.tests} <= {Reason.STOPPED, Reason.NOT_RUN}
+
+
+def test_a_raising_check_carries_the_line_of_solution_py(adder: Exercise) -> None:
+    result = grade(adder, "def add(a, b):\n    x = 1\n    return a + b + None\n")
+    assert result.tests[0].location is not None and result.tests[0].location.line == 3
 
 
 def test_a_crash_in_one_check_does_not_hide_the_next(adder: Exercise) -> None:
