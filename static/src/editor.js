@@ -125,9 +125,10 @@ export function createEditor(parent, { doc, onRun, onChange, label, nonce, descr
         .map(({ line, column, message, severity = "error" }) => {
           const target = doc.line(line);
           const indent = target.text.length - target.text.trimStart().length;
-          const from = column ? Math.min(target.from + column - 1, target.to) : target.from + indent;
-          const to = column && from < target.to ? Math.max(from + 1, target.to) : target.to;
-          return { from, to: Math.max(to, from), severity, message, source: "mlkata" };
+          // From the column to the end of the line; a column at the line's end (a missing colon) marks the whole line.
+          let from = column ? Math.min(target.from + column - 1, target.to) : target.from + indent;
+          if (from >= target.to) from = target.from + indent;
+          return { from, to: Math.max(target.to, from + 1), severity, message, source: "mlkata" };
         });
       view.dispatch(setDiagnostics(view.state, diagnostics));
     },

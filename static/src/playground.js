@@ -63,7 +63,7 @@ export class Playground {
         queued: () => this.setStatus("queued", "queued"),
         started: () => this.setStatus("running", "running"),
         check: () => {},
-        value: (value) => this.values.append(this.valueItem(value)),
+        value: (event) => this.values.append(this.valueItem(event.value)),
         output: (event) => this.appendOutput(event.text),
         done: (result) => this.done(result),
         failure: (message) => this.fail(message),

@@ -11,7 +11,7 @@ from playwright.sync_api import Page, expect
 KV = REPO / "exercises" / SLUG
 REFERENCE = (KV / "reference.py").read_text(encoding="utf-8")
 STARTER = (KV / "starter.py").read_text(encoding="utf-8")
-FINISHED = re.compile(r"^(pass|fail|error)$")
+FINISHED = re.compile(r"^(pass|fail|error|timeout|stopped)$")
 
 # Records, from the Ctrl+Enter keydown, when finished check rows appear (a MutationObserver sees each change).
 WATCH_CHECKS = """
@@ -24,7 +24,7 @@ WATCH_CHECKS = """
   }, true);
   const list = document.getElementById("checks");
   new MutationObserver(() => {
-    const done = list.querySelectorAll('li.check:not([data-status="pending"])').length;
+    const done = list.querySelectorAll('li.check:not([data-status="pending"]):not([data-status="running"])').length;
     const rows = window.__runTimes.rows;
     if (done > 0 && (rows.length === 0 || rows[rows.length - 1].count !== done)) {
       rows.push({ t: performance.now(), count: done });
@@ -36,11 +36,11 @@ WATCH_CHECKS = """
 
 def open_exercise(page: Page) -> None:
     page.goto(f"/exercises/{SLUG}")
-    expect(page.locator(".cm-editor")).to_be_visible()
+    expect(page.locator("#editor .cm-editor")).to_be_visible()
 
 
 def replace_code(page: Page, code: str) -> None:
-    page.locator(".cm-content").click()
+    page.locator("#editor .cm-content").click()
     page.keyboard.press("Control+a")
     page.keyboard.press("Delete")
     page.keyboard.insert_text(code)
@@ -49,12 +49,12 @@ def replace_code(page: Page, code: str) -> None:
 
 def editor_text(page: Page) -> str:
     return page.evaluate(
-        "() => Array.from(document.querySelectorAll('.cm-content .cm-line'), (l) => l.textContent).join('\\n')"
+        "() => Array.from(document.querySelectorAll('#editor .cm-content .cm-line'), (l) => l.textContent).join('\\n')"
     )
 
 
 def run_with_keyboard(page: Page) -> None:
-    page.locator(".cm-content").focus()
+    page.locator("#editor .cm-content").focus()
     page.keyboard.press("Control+Enter")
 
 
@@ -106,7 +106,7 @@ def test_exercise_page_statement_math_hints_limits_editor(page: Page, artifacts:
     expect(page.locator("#results-placeholder")).to_have_text("Press Run (⌘/Ctrl + Enter) to test your code.")
     assert editor_text(page) == STARTER.rstrip("\n") or editor_text(page) == STARTER
     # Python highlighting: the keyword "def" is styled by the highlighter.
-    assert page.locator(".cm-line span").count() > 5
+    assert page.locator("#editor .cm-line span").count() > 5
     page.screenshot(path=artifacts / "exercise.png")
     assert problems.messages == []
 
@@ -212,7 +212,7 @@ def test_syntax_error_shows_its_line(page: Page, artifacts: Path) -> None:
     expect(message).to_contain_text("line 3")
     expect(page.locator("#checks li")).to_have_count(0)
     message.get_by_role("button", name="Go to line 3").click()
-    expect(page.locator(".cm-activeLine")).to_have_text("def attend_step(x_t, cache, p)")
+    expect(page.locator("#editor .cm-activeLine")).to_have_text("def attend_step(x_t, cache, p)")
     page.screenshot(path=artifacts / "syntax-error.png")
 
 
@@ -229,6 +229,7 @@ def test_infinite_loop_times_out_and_the_page_stays_usable(page: Page, artifacts
     wait_finished(page)
     timed_out = page.locator('#checks li.check[data-reason="timeout"]')
     expect(timed_out).to_have_count(1)
+    expect(page.locator("#run-status")).to_have_text(re.compile("^timed out in “"))
     expect(timed_out.locator(".check-message")).to_contain_text("Time limit exceeded")
     page.screenshot(path=artifacts / "timeout.png")
     # Still usable: edit and run again.
@@ -244,7 +245,7 @@ def test_draft_is_kept_per_exercise_and_reset_restores_the_starter(page: Page) -
     replace_code(page, "# my draft\n" + STARTER)
     page.wait_for_timeout(500)  # drafts are saved 300 ms after the last change
     page.reload()
-    expect(page.locator(".cm-editor")).to_be_visible()
+    expect(page.locator("#editor .cm-editor")).to_be_visible()
     assert editor_text(page).startswith("# my draft")
     page.get_by_role("button", name="Reset to starter").click()
     assert editor_text(page).rstrip("\n") == STARTER.rstrip("\n")
@@ -273,7 +274,9 @@ def test_student_output_is_shown_as_text_never_as_html(page: Page) -> None:
 def test_phone_and_dark_mode(page: Page, artifacts: Path) -> None:
     page.set_viewport_size({"width": 390, "height": 844})
     page.emulate_media(color_scheme="dark")
-    open_exercise(page)
+    page.goto(f"/exercises/{SLUG}")
+    page.get_by_role("tab", name="Code").click()
+    expect(page.locator("#editor .cm-editor")).to_be_visible()
     overflow = page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
     assert overflow <= 0, f"the page scrolls sideways by {overflow}px on a phone"
     background = page.evaluate("() => getComputedStyle(document.body).backgroundColor")

@@ -43,7 +43,13 @@ def test_endless_calls_are_stopped_by_a_time_limit_and_reported_as_such(
     first, *rest = graded.result.tests
     assert first.reason in reasons
     assert "time limit exceeded during attend_step()" in (first.message or "").lower()
-    assert {t.reason for t in rest} == {Reason.NOT_RUN}
+    # After the first timeout the other function gets a fresh run of its own, which times out too;
+    # the second timeout ends the grading. Every other check is "not run", and says why.
+    second = [t for t in rest if t.reason is not Reason.NOT_RUN]
+    assert [t.reason in reasons for t in second] == [True], graded.explain()
+    assert "time limit exceeded during kv_cache_bytes()" in (second[0].message or "").lower()
+    refused = rest[: rest.index(second[0])]
+    assert refused and all("attend_step() ran out of time" in (t.message or "") for t in refused), graded.explain()
     assert graded.seconds >= 1.9  # stopped by the 2 s limit (wall or CPU), not by luck
 
 
