@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from app.accounts.cli import app as user_commands
+from app.courses.regrade_cli import regrade_command
 from grader.cli import app as grader_commands
 
 if TYPE_CHECKING:
@@ -22,6 +23,7 @@ app = typer.Typer(
 )
 app.registered_commands += grader_commands.registered_commands
 app.add_typer(user_commands)
+app.command("regrade")(regrade_command)
 
 
 @app.command("serve")

@@ -1,0 +1,172 @@
+"""`mlkata regrade` with the embedded queue: after a check changes, the runs are graded again by workers,
+the old verdicts stay beside the new ones, the output says what changed, and the dashboard follows."""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from account_support import create_course, join, join_url, make_account, run_to_the_end, sign_in, sign_up
+from api_support import RunningServer
+from sqlalchemy import select
+from typer.testing import CliRunner
+
+from app.cli import app
+from app.db import make_engine, make_sessionmaker
+from app.models import Progress, Role, Submission, User
+from app.settings import Settings
+from grader.versions import folder_version
+
+RIGHT = "def add(a, b):\n    return a + b\n"
+FLOATS = "def add(a, b):\n    return int(float(a) + float(b))\n"  # wrong past 2**53: fails the huge-number check
+ABS = "def add(a, b):\n    return abs(a) + abs(b)\n"  # wrong for negatives, which the first checks never try
+#: The edited checks: the huge-number check goes, a negative-number check comes.
+CHECKS_V2 = textwrap.dedent("""\
+    from grader.checks import check, expect_integer
+
+
+    @check("Adds small numbers", public=True, hint="plus")
+    def small_numbers(student):
+        expect_integer(student.add(2, 3), 5, what="add(2, 3)")
+
+
+    @check("Adds negative numbers")
+    def negative_numbers(student):
+        expect_integer(student.add(-2, 3), 1, what="add(-2, 3)")
+""")
+
+
+@pytest.fixture
+def class_of_three(
+    make_settings: Callable[..., Settings],
+    start_server: Callable[..., RunningServer],
+    make_exercise: Callable[..., Path],
+    monkeypatch: pytest.MonkeyPatch,
+) -> tuple[RunningServer, str, Path]:
+    folder = make_exercise("adder")
+    server = start_server(make_settings(), reload_exercises=True, reload_seconds=0.2)
+    settings = server.settings
+    monkeypatch.setenv("MLKATA_DATA_DIR", str(settings.data_dir))
+    monkeypatch.setenv("MLKATA_EXERCISES_DIR", str(settings.exercises_dir))
+    if settings.database_url:
+        monkeypatch.setenv("MLKATA_DATABASE_URL", settings.database_url)
+    monkeypatch.delenv("MLKATA_REDIS_URL", raising=False)
+    make_account(settings, "prof@example.org", Role.INSTRUCTOR)
+    with server.client() as instructor:
+        sign_in(instructor, "prof@example.org")
+        course_id = create_course(instructor, "Arithmetic", ["adder"])
+        link = join_url(instructor, course_id)
+    for email, code in [("right@example.org", RIGHT), ("floats@example.org", FLOATS), ("abs@example.org", ABS)]:
+        with server.client() as student:
+            sign_up(student, email)
+            join(student, link)
+            run_to_the_end(student, code, "adder")
+    return server, course_id, folder
+
+
+def regrade(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(app, ["regrade", *args])
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return result.exit_code, result.output
+
+
+def test_a_regrade_after_editing_a_check_changes_exactly_the_verdicts_it_should(
+    class_of_three: tuple[RunningServer, str, Path],
+) -> None:
+    server, course_id, folder = class_of_three
+    old_version = folder_version(folder)
+    (folder / "checks.py").write_text(CHECKS_V2)
+    new_version = folder_version(folder)
+    assert new_version != old_version
+
+    code, output = regrade("adder", "--course", course_id, "--latest", "--workers", "2")
+    assert code == 0, output
+    assert f"adder: 3 runs regraded against version {new_version}" in output
+    assert re.search(rf"floats@example.org  run \w+: fail 1 pts \(version {old_version}\) → pass 2 pts "
+                     rf"\(version {new_version}\); now passing: huge_numbers", output)  # fmt: skip
+    assert re.search(r"abs@example.org  run \w+: pass 2 pts .*→ fail 1 pts .*now failing: negative_numbers", output)
+    assert "right@example.org" not in output.split("\n", 1)[1].split("changed")[0]
+    assert "2 changed (1 fail → pass, 1 pass → fail), 1 unchanged" in output
+    assert "solved now: floats@example.org" in output and "no longer solved: abs@example.org" in output
+
+    rows = _submissions(server.settings)
+    originals = [r for r in rows if r.regrade_of is None]
+    copies = [r for r in rows if r.regrade_of is not None]
+    assert len(originals) == 3 and len(copies) == 3
+    # The originals keep their verdicts and the version they were graded against.
+    assert sorted(r.status for r in originals) == ["fail", "pass", "pass"]
+    assert {r.exercise_version for r in originals} == {old_version}
+    assert {r.exercise_version for r in copies} == {new_version} and len({r.regrade_batch for r in copies}) == 1
+    assert all(r.worker_id and r.worker_id.startswith("regrade:") for r in copies)  # graded by the queue's workers
+    assert _solved(server.settings) == {"right@example.org", "floats@example.org"}
+
+    with server.client() as instructor:
+        sign_in(instructor, "prof@example.org")
+        dashboard = instructor.get(f"/courses/{course_id}/dashboard").text
+        assert _state(dashboard, "floats@example.org") == "solved" and _state(dashboard, "abs@example.org") == "tried"
+        page = instructor.get(f"/courses/{course_id}/exercises/adder").text
+        assert f'<tr data-version="{new_version}">' in page and "(current)" in page
+        student = re.search(r'href="(/courses/[^"]+/students/[^"#]+)">abs@example.org', dashboard).group(1)
+        runs = instructor.get(student).text
+        assert '<td class="status-fail">fail</td>' in runs
+        assert f'<span class="status-pass">pass</span> on <span class="version">{old_version}</span>' in runs
+
+
+def test_regrading_all_takes_every_run_and_latest_one_per_learner(
+    class_of_three: tuple[RunningServer, str, Path],
+) -> None:
+    server, course_id, _ = class_of_three
+    with server.client() as again:
+        sign_in(again, "right@example.org")
+        run_to_the_end(again, FLOATS, "adder")  # a fourth run, the right student's latest
+    code, output = regrade("adder", "--all", "--workers", "1")
+    assert code == 0 and "adder: 4 runs regraded" in output and "0 changed, 4 unchanged" in output
+    code, output = regrade("adder", "--latest", "--course", course_id, "--workers", "1")
+    assert code == 0 and "adder: 3 runs regraded" in output
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("adder",), "say which runs to regrade: --all (every finished run) or --latest"),
+        (("adder", "--all", "--latest"), "say which runs to regrade"),
+        (("nothing-here", "--all"), "There is no exercise 'nothing-here' that loads"),
+        (("adder", "--all", "--course", "no-such-course"), "There is no course 'no-such-course'"),
+        (("adder", "--all", "--workers", "0"), "with the embedded queue this process grades"),
+    ],
+)
+def test_bad_input_exits_2_with_what_is_wrong(
+    class_of_three: tuple[RunningServer, str, Path], args: tuple[str, ...], message: str
+) -> None:
+    code, output = regrade(*args)
+    assert code == 2 and message in output
+
+
+def _state(dashboard: str, email: str) -> str:
+    row = re.search(rf'<tr data-student="{re.escape(email)}">(.*?)</tr>', dashboard, re.S)
+    assert row
+    return re.search(r'data-state="(\w+)"', row.group(1)).group(1)
+
+
+def _submissions(settings: Settings) -> list[Submission]:
+    engine = make_engine(settings.resolved_database_url())
+    with make_sessionmaker(engine)() as session:
+        rows = list(session.scalars(select(Submission).where(Submission.exercise == "adder")))
+    engine.dispose()
+    return rows
+
+
+def _solved(settings: Settings) -> set[str]:
+    engine = make_engine(settings.resolved_database_url())
+    with make_sessionmaker(engine)() as session:
+        emails = session.scalars(
+            select(User.email)
+            .join(Progress, Progress.learner_id == User.learner_id)
+            .where(Progress.exercise == "adder")
+        ).all()
+    engine.dispose()
+    return set(emails)
