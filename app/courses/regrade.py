@@ -20,7 +20,7 @@ from redis.exceptions import RedisError
 from sqlalchemy import delete, select
 
 from app.courses.runs import load_runs
-from app.models import Enrollment, Progress, Submission, SubmissionStatus, User
+from app.models import Enrollment, Progress, Submission, SubmissionKind, SubmissionStatus, User
 from app.services import Services
 from app.submissions import as_utc
 from grader.events import EventType, QueuedData
@@ -84,7 +84,10 @@ def select_runs(services: Services, slug: str, which: Which, course_id: str | No
     """The finished runs (not regrades) of ``slug`` to grade again: all, or each learner's latest."""
     with services.sessions() as session:
         query = select(Submission).where(
-            Submission.exercise == slug, Submission.regrade_of.is_(None), Submission.status.in_(_FINISHED)
+            Submission.exercise == slug,
+            Submission.kind == SubmissionKind.GRADE.value,  # a Try it was never graded: there is no verdict to redo
+            Submission.regrade_of.is_(None),
+            Submission.status.in_(_FINISHED),
         )
         if course_id is not None:
             learners = select(User.learner_id).join(Enrollment, Enrollment.user_id == User.id)

@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.models import Submission, SubmissionStatus
+from app.models import Submission, SubmissionKind, SubmissionStatus
 from app.submissions import as_utc
 
 _FINISHED = [SubmissionStatus.PASS.value, SubmissionStatus.FAIL.value, SubmissionStatus.ERROR.value]
@@ -82,7 +82,9 @@ def load_runs(
             rows += session.execute(
                 select(*columns)
                 .where(
-                    Submission.learner_id.in_(learner_ids[start : start + 500]), Submission.exercise.in_(exercise_slugs)
+                    Submission.learner_id.in_(learner_ids[start : start + 500]),
+                    Submission.exercise.in_(exercise_slugs),
+                    Submission.kind == SubmissionKind.GRADE.value,  # a Try it is not a run: nothing graded it
                 )
                 .order_by(Submission.created_at, Submission.id)
             ).all()

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 import httpx
 import pytest
 from account_support import create_course, join, join_url, make_account, post_form, run_to_the_end, sign_in, sign_up
-from api_support import KV, SLUG, RunningServer, mutant_code, reference_code
+from api_support import KV, SLUG, RunningServer, mutant_code, read_events, reference_code
 
 from app.models import Role
 from app.settings import Settings
@@ -109,6 +109,19 @@ def test_the_gradebook_csv_has_a_row_per_student_with_points_solved_and_late(
     api = instructor.get(f"/api/courses/{course_id}/gradebook").json()
     assert [s["email"] for s in api["students"]] == sorted(by_email)
     assert api["students"][0]["exercises"][SLUG]["solved"] is True
+
+
+def test_a_try_it_is_not_a_run_in_the_dashboard_or_the_gradebook(
+    course_with_three_students: tuple[RunningServer, httpx.Client, str],
+) -> None:
+    server, instructor, course_id = course_with_three_students
+    with server.client() as stuck:
+        sign_in(stuck, "stuck@example.org")
+        tried = stuck.post(f"/api/exercises/{SLUG}/tries", json={"code": reference_code(), "inputs": "1 + 1\n"})
+        assert read_events(stuck, tried.json()["events_url"])[-1]["data"]["result"]["status"] == "pass"
+    assert cell_state(instructor.get(f"/courses/{course_id}/dashboard").text, "stuck@example.org") == ("tried", "1")
+    students = {s["email"]: s for s in instructor.get(f"/api/courses/{course_id}/gradebook").json()["students"]}
+    assert students["stuck@example.org"]["exercises"][SLUG]["solved"] is False
 
 
 def test_a_solve_after_the_due_date_is_late(server: RunningServer) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from account_support import create_course, join, join_url, make_account, run_to_the_end, sign_in, sign_up
-from api_support import RunningServer
+from api_support import RunningServer, read_events
 from sqlalchemy import select
 from typer.testing import CliRunner
 
@@ -123,6 +123,9 @@ def test_regrading_all_takes_every_run_and_latest_one_per_learner(
     with server.client() as again:
         sign_in(again, "right@example.org")
         run_to_the_end(again, FLOATS, "adder")  # a fourth run, the right student's latest
+        # A Try it afterwards is no run: nothing graded it, so nothing is regraded, and it is nobody's latest.
+        tried = again.post("/api/exercises/adder/tries", json={"code": RIGHT, "inputs": "add(2, 3)\n"})
+        assert read_events(again, tried.json()["events_url"])[-1]["data"]["result"]["kind"] == "try"
     code, output = regrade("adder", "--all", "--workers", "1")
     assert code == 0 and "adder: 4 runs regraded" in output and "0 changed, 4 unchanged" in output
     code, output = regrade("adder", "--latest", "--course", course_id, "--workers", "1")
