@@ -114,7 +114,8 @@ class Submissions:
         # The newest ``limit`` in the window: the count drops below the limit when the oldest of them leaves it.
         recent = session.scalars(
             select(Submission.created_at)
-            .where(sender, Submission.created_at > now - window)
+            # A regrade's copies are the operator's runs, not the learner's: they use none of the learner's allowance.
+            .where(sender, Submission.created_at > now - window, Submission.regrade_of.is_(None))
             .order_by(Submission.created_at.desc())
             .limit(limit)
         ).all()

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from account_support import create_course, join, join_url, make_account, run_to_the_end, sign_in, sign_up
-from api_support import RunningServer, read_events
+from api_support import RunningServer, read_events, submit
 from sqlalchemy import select
 from typer.testing import CliRunner
 
@@ -39,6 +39,15 @@ CHECKS_V2 = textwrap.dedent("""\
 """)
 
 
+def point_the_cli_at(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``mlkata regrade`` in this process uses the server's data, exercises and database."""
+    monkeypatch.setenv("MLKATA_DATA_DIR", str(settings.data_dir))
+    monkeypatch.setenv("MLKATA_EXERCISES_DIR", str(settings.exercises_dir))
+    if settings.database_url:
+        monkeypatch.setenv("MLKATA_DATABASE_URL", settings.database_url)
+    monkeypatch.delenv("MLKATA_REDIS_URL", raising=False)
+
+
 @pytest.fixture
 def class_of_three(
     make_settings: Callable[..., Settings],
@@ -49,11 +58,7 @@ def class_of_three(
     folder = make_exercise("adder")
     server = start_server(make_settings(), reload_exercises=True, reload_seconds=0.2)
     settings = server.settings
-    monkeypatch.setenv("MLKATA_DATA_DIR", str(settings.data_dir))
-    monkeypatch.setenv("MLKATA_EXERCISES_DIR", str(settings.exercises_dir))
-    if settings.database_url:
-        monkeypatch.setenv("MLKATA_DATABASE_URL", settings.database_url)
-    monkeypatch.delenv("MLKATA_REDIS_URL", raising=False)
+    point_the_cli_at(settings, monkeypatch)
     make_account(settings, "prof@example.org", Role.INSTRUCTOR)
     with server.client() as instructor:
         sign_in(instructor, "prof@example.org")
@@ -130,6 +135,25 @@ def test_regrading_all_takes_every_run_and_latest_one_per_learner(
     assert code == 0 and "adder: 4 runs regraded" in output and "0 changed, 4 unchanged" in output
     code, output = regrade("adder", "--latest", "--course", course_id, "--workers", "1")
     assert code == 0 and "adder: 3 runs regraded" in output
+
+
+def test_a_regrade_uses_none_of_the_learners_run_allowance(
+    make_settings: Callable[..., Settings],
+    start_server: Callable[..., RunningServer],
+    make_exercise: Callable[..., Path],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    make_exercise("adder")
+    server = start_server(make_settings(rate_limit=2, rate_limit_window=600))
+    point_the_cli_at(server.settings, monkeypatch)
+    with server.client() as student:
+        sign_up(student, "solo@example.org")
+        run_to_the_end(student, RIGHT, "adder")
+        for _ in range(2):
+            assert regrade("adder", "--all", "--workers", "1")[0] == 0
+        # One run of their own in the window, two copies made by the operator: one more run is still allowed.
+        assert submit(student, RIGHT, "adder").status_code == 202
+        assert submit(student, RIGHT, "adder").status_code == 429
 
 
 @pytest.mark.parametrize(
