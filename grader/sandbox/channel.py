@@ -222,6 +222,9 @@ class Channel:
         died = self._run.ending()
         self._run.kill()
         self.drain_output()
+        if self.output.exceeded:
+            # It printed past the cap before it ended: that came first, however the pipes were read.
+            raise RunnerDied(Ending.OUTPUT_LIMIT)
         raise died
 
     def reply_waiting(self) -> bool:

@@ -55,7 +55,9 @@ def test_hostile_and_honest_submissions_graded_eight_at_a_time(
         else:
             assert result.status is not Status.PASS, name
             assert result.reason is HOSTILE[name], (name, result.reason, result.message)
-            assert seconds < fast_exercise.limits.time_seconds + 3, (name, seconds)
+            # A timeout gives the other function's checks a fresh run with a time limit of its own: two at most.
+            limits = 2 if HOSTILE[name] is Reason.TIMEOUT else 1
+            assert seconds < limits * fast_exercise.limits.time_seconds + 3, (name, seconds)
         assert host_secrets.token not in result.model_dump_json()
     assert_no_sandbox_process_survives()
     assert_no_canary_files(fast_exercise)
