@@ -155,15 +155,16 @@ def check_command(
         bool,
         typer.Option(
             "--reference-only",
-            help="Only load the exercise (without its mutants), typeset the statement and grade the reference: "
-            "for writing the checks before the mutants exist.",
+            help="Only load the exercise (without its mutants), typeset the statement, grade the reference and run "
+            "the try example on it: for writing the checks before the mutants exist.",
         ),
     ] = False,
     trusted: TrustedOption = False,
     exercises: ExercisesOption = DEFAULT_EXERCISES,
 ) -> None:
-    """Verify exercises: they load, the statement's math typesets, the reference passes, the starter and every
-    mutant fail (and, with --mutation, the checks kill enough mutants derived from the reference)."""
+    """Verify exercises: they load, the statement's math typesets, the reference passes, the try example runs on
+    it, the starter and every mutant fail (and, with --mutation, the checks kill enough mutants derived from the
+    reference)."""
     if mutation and reference_only:
         raise _usage_error("--mutation grades mutants of the reference: it cannot be combined with --reference-only")
     _require_sandbox(trusted)

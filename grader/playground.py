@@ -18,7 +18,7 @@ from grader.grading import Stop, validate_source
 from grader.results import Location, Reason, Status
 from grader.sandbox import Ending, RunnerDied, SandboxUnavailable
 from grader.session import SolutionRaised, SolutionSession, SolutionSyntaxError, UnsupportedValue
-from grader.tried import TriedValue, TryResult, described
+from grader.tried import TriedStatement, TriedValue, TryResult, described
 
 #: The inputs' own size limit (the solution has the exercise's).
 MAX_INPUTS_BYTES = 16 * 1024
@@ -51,14 +51,18 @@ def _try(
 ) -> TryResult:
     values: list[TriedValue] = []
     printed: list[str] = []
+    running: TriedStatement | None = None  # the statement of the inputs being run, if one is
 
-    def result(reason: Reason, message: str | None = None, location: Location | None = None) -> TryResult:
+    def result(
+        reason: Reason, message: str | None = None, location: Location | None = None,
+        failed: TriedStatement | None = None,
+    ) -> TryResult:  # fmt: skip
         status = Status.PASS if reason is Reason.PASSED else Status.ERROR
         text = cap_text(message, MESSAGE_CHARS) if message else None
         output = cap_text("".join(printed), OUTPUT_CHARS) or None
         return TryResult(
             exercise=exercise.slug, status=status, reason=reason, message=text, location=location, values=values,
-            output=output,
+            output=output, failed=failed,
         )  # fmt: skip
 
     text, problem = validate_source(source, exercise.limits.source_kb * 1024)
@@ -95,19 +99,21 @@ def _try(
             steps = session.try_inputs(inputs)
         except SolutionSyntaxError as exc:
             message = verdicts.syntax_error(exc.type, exc.line, exc.message, exc.text, exc.column)
-            return result(Reason.SYNTAX_ERROR, message.replace(" on line ", " in your inputs, line ", 1))
+            where = TriedStatement(line=exc.line, source=exc.text.strip()[:200]) if exc.line else None
+            return result(Reason.SYNTAX_ERROR, message.replace(" on line ", " in your inputs, line ", 1), failed=where)
         except SolutionRaised as exc:
             return result(Reason.RAISED, exc.describe("Reading your inputs"))
         for index, (line, statement) in enumerate(steps[:MAX_STEPS]):
+            running = TriedStatement(line=line, source=statement)
             try:
                 has_value, value, as_text = session.try_step(index)
             except SolutionRaised as exc:
                 flush()
-                return result(Reason.RAISED, exc.describe(f"Line {line} of your inputs"))
+                return result(Reason.RAISED, exc.describe(f"Line {line} of your inputs"), failed=running)
             except UnsupportedValue as exc:
                 flush()
                 message = f"Line {line} of your inputs gave a value that cannot be shown: {exc.detail}."
-                return result(Reason.UNSUPPORTED_VALUE, message)
+                return result(Reason.UNSUPPORTED_VALUE, message, failed=running)
             flush()
             if has_value:
                 shown = described(line, statement, value, as_text)
@@ -118,9 +124,9 @@ def _try(
         return result(Reason.PASSED)
     except RunnerDied as died:
         if died.ending is Ending.STOPPED or stop.requested:
-            return result(Reason.STOPPED, "Stopped: you stopped the try before it finished.")
+            return result(Reason.STOPPED, "Stopped: you stopped the try before it finished.", failed=running)
         verdict = verdicts.died(died, "while running your inputs", limits)
-        return result(verdict.reason, verdict.message)
+        return result(verdict.reason, verdict.message, failed=running)
     finally:
         stop.watch(None)
         session.close(wait=False)

@@ -1,8 +1,9 @@
 """``mlkata new``: a new exercise folder that loads and passes ``mlkata check`` as it is.
 
 The folder is a small, complete example (normalising a vector) for the author to replace file by
-file: a statement with a worked example and math, a starter, a reference, a public and a hidden
-check, and one known mistake written as a diff against the reference.
+file: a statement with a worked example and math, that example as what "Try it" starts with, a
+starter, a reference, a public and a hidden check, and one known mistake written as a diff against
+the reference.
 """
 
 from __future__ import annotations
@@ -28,6 +29,11 @@ section = {section}
 difficulty = "easy"
 tags = []
 summary = "One line for the roadmap: say what the student builds."
+
+# What "Try it" starts with: the statement's worked example as Python (np is there), checked by mlkata check.
+try_it = \"\"\"
+normalize(np.array([3.0, 4.0]))
+\"\"\"
 
 # The functions the student writes: checks call them as student.<name>(...).
 [[functions]]

@@ -19,13 +19,18 @@ from grader.results import Location, Reason, Status
 VALUE_TEXT_CHARS = 2000
 
 
-class TriedValue(BaseModel):
-    """What one statement of the inputs gave."""
+class TriedStatement(BaseModel):
+    """One statement of the inputs: where it starts, and its text."""
 
     model_config = ConfigDict(extra="forbid")
 
     line: int = Field(description="Where the statement starts in the inputs (1-based).")
     source: str = Field(description="The statement (its first 200 characters).")
+
+
+class TriedValue(TriedStatement):
+    """What one statement of the inputs gave."""
+
     type: str = Field(description="The value's type, with its parts' for a tuple, list or dict.")
     shape: str | None = Field(None, description="An array's shape, as numpy writes it.")
     dtype: str | None = Field(None, description="An array's or numpy scalar's dtype.")
@@ -44,6 +49,9 @@ class TryResult(BaseModel):
     message: str | None = None
     location: Location | None = Field(None, description="A syntax error's place in solution.py.")
     values: list[TriedValue] = Field(default_factory=list)
+    failed: TriedStatement | None = Field(
+        None, description="The statement of the inputs that stopped the try (raised, ran out of a limit…), if one did."
+    )
     output: str | None = Field(None, description="What the solution and the inputs printed.")
     output_truncated: bool = False
     duration_ms: float = 0

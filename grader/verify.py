@@ -1,10 +1,11 @@
 """``mlkata check``: does an exercise hold together? For authors and CI.
 
 An exercise is sound when it loads, its statement renders (every math span typeset by KaTeX), its
-reference solution passes every check, its starter does not pass, and every known-wrong solution
-(mutant) fails, is caught by the checks it names and is named as its own mistake (so a student
-making it is told so, with its hint). All solutions run through the real grader. A check that
-crashes is reported with its traceback, which students never see.
+reference solution passes every check, its try example (what "Try it" starts with) runs on the
+reference, its starter does not pass, and every known-wrong solution (mutant) fails, is caught by
+the checks it names and is named as its own mistake (so a student making it is told so, with its
+hint). All solutions run through the real grader, the try example through the real "Try it". A
+check that crashes is reported with its traceback, which students never see.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from grader import tracebacks
 from grader.exercise import Exercise
 from grader.grading import grade
 from grader.katex import KatexUnavailable, math_problems
+from grader.playground import try_solution
 from grader.results import CheckResult, GradeResult, Reason, Status
 
 
@@ -33,13 +35,15 @@ class Finding:
 def verify_exercise(
     exercise: Exercise, *, jailed: bool = True, reference_only: bool = False, math: list[str] | None = None
 ) -> list[Finding]:
-    """Every property of the exercise, or with ``reference_only`` the statement and the reference alone.
+    """Every property of the exercise, or with ``reference_only`` the statement and the reference alone
+    (graded, and running the try example).
 
     ``math`` is the statement's TeX errors when the caller typeset many statements at once
     (:func:`grader.katex.math_problems`); without it the statement is typeset here.
     """
     findings = [_statement(exercise, math)]
-    reference, crashes = _graded(exercise, exercise.reference_path.read_text(encoding="utf-8"), jailed)
+    reference_source = exercise.reference_path.read_text(encoding="utf-8")
+    reference, crashes = _graded(exercise, reference_source, jailed)
     findings.append(
         Finding(
             exercise.slug,
@@ -49,6 +53,7 @@ def verify_exercise(
             reference.duration_ms / 1000,
         )
     )
+    findings.append(_try_example(exercise, reference_source, jailed))
     if reference_only:
         return findings
     starter, crashes = _graded(exercise, exercise.starter, jailed)
@@ -99,6 +104,28 @@ def _statement(exercise: Exercise, math: list[str] | None) -> Finding:
             math = [str(exc)]
     ok = bool(exercise.statement_html) and not math
     return Finding(exercise.slug, "statement renders", ok, "\n".join(math), time.monotonic() - started)
+
+
+def _try_example(exercise: Exercise, reference: str, jailed: bool) -> Finding:
+    """The try example run on the reference as "Try it" runs it: without an error, and a ``try_it`` showing a value.
+
+    Without ``try_it`` the example is a comment per function, which shows nothing: it need only run.
+    """
+    own = bool(exercise.config.try_it.strip())
+    label = "try_it" if own else "the try example"
+    tried = try_solution(exercise, reference, exercise.try_example, jailed=jailed)
+    said = (tried.message or tried.reason.value).replace("your inputs", label)  # the learner's words, for the author
+    problem = None
+    if tried.status is not Status.PASS:
+        where = f"{label}, line {tried.failed.line}: {tried.failed.source}\n" if tried.failed else ""
+        problem = where + said
+    elif tried.message:  # it ran, but not all of it
+        problem = said
+    elif own and not tried.values:
+        problem = "try_it shows no value: end it with expressions worth seeing (outputs, shapes)"
+    name = "try_it runs on the reference and shows a value" if own else "try example runs on the reference"
+    message = problem or f"shows {len(tried.values)} value(s)"
+    return Finding(exercise.slug, name, problem is None, message, tried.duration_ms / 1000)
 
 
 def _graded(exercise: Exercise, source: str, jailed: bool) -> tuple[GradeResult, dict[str, str]]:

@@ -103,3 +103,20 @@ def test_grade_exits_2_when_the_sandbox_cannot_start(make_exercise: Callable[...
     run = mlkata(*args)
     assert run.returncode == 2
     assert json.loads(run.stdout)["reason"] == "internal_error"
+
+
+def test_check_fails_when_the_try_example_raises_and_says_where(make_exercise: Callable[..., Path]) -> None:
+    folder = make_exercise()
+    toml = (folder / "exercise.toml").read_text()
+    try_it = 'try_it = """\nx = add(2, 3)\nadd(x, None)\n"""\n\n'
+    (folder / "exercise.toml").write_text(toml.replace("[[functions]]", try_it + "[[functions]]", 1))
+    run = mlkata("check", "--exercises", str(folder.parent))
+    assert run.returncode == 1
+    lines = run.stdout.splitlines()
+    failed = [i for i, line in enumerate(lines) if line.startswith("  ✗ ")]
+    [at] = failed
+    assert lines[at].startswith("  ✗ try_it runs on the reference and shows a value (")
+    assert lines[0] == "adder"  # under the exercise's name
+    assert lines[at + 1] == "      try_it, line 2: add(x, None)"
+    assert lines[at + 2].startswith("      Line 2 of try_it raised TypeError: unsupported operand type(s) for +")
+    assert lines[-1] == "3/4 properties hold in 1 exercise(s)"

@@ -159,7 +159,8 @@ def test_reference_only_checks_the_statement_and_the_reference_before_the_mutant
         "adder",
         "  ✓ statement renders",
         "  ✓ reference solution passes every check",
-        "2/2 properties hold in 1 exercise(s)",
+        "  ✓ try example runs on the reference",
+        "3/3 properties hold in 1 exercise(s)",
     ]
 
 
