@@ -1,7 +1,8 @@
 """Simulated learners: each submits solutions one after another and follows each to its verdict.
 
-A learner is one ``httpx.AsyncClient`` (its own cookie, so its own identity). It posts a solution,
-then reads the submission's server-sent events until ``done``, reconnecting with
+A learner is one ``httpx.AsyncClient`` (its own cookie, so its own identity), or, signed in, one
+or two (a second device signed in part-way through, after which it submits from both in turn). It
+posts a solution, then reads the submission's server-sent events until ``done``, reconnecting with
 ``Last-Event-ID`` when the web process goes away. A page prober meanwhile times page loads,
 noting whether a fork bomb was being graded at that moment.
 """
@@ -18,10 +19,13 @@ from typing import Any
 
 import httpx
 
+from loadtest.accounts import AccountFailure, Learner, known_final, look, sign_in, sign_up
 from loadtest.workload import FORK_BOMBS, SLUG, Solution
 
 PAGES = ("/", f"/exercises/{SLUG}")
 _RETRY_PAUSE = 0.2
+#: A learner with a second device signs it in once this many of its own runs have been sent.
+SECOND_DEVICE_AFTER = 2
 
 
 @dataclass
@@ -31,6 +35,7 @@ class Outcome:
     index: int
     solution: Solution
     learner: int
+    device: int = 0  # which of the learner's clients sent it
     submitted_at: float = 0.0  # monotonic, before the first POST
     submission_id: str | None = None
     accepted_at: float | None = None
@@ -63,6 +68,7 @@ class Observed:
     pages: list[PageSample] = field(default_factory=list)
     page_failures: int = 0
     grading_bombs: set[str] = field(default_factory=set)
+    learners: list[Learner] = field(default_factory=list)
 
     def done_count(self) -> int:
         return sum(1 for outcome in self.outcomes if outcome.done_at is not None)
@@ -73,33 +79,75 @@ def _client(base_url: str) -> httpx.AsyncClient:
 
 
 async def run_learners(
-    base_url: str, solutions: list[Solution], concurrency: int, deadline: float, observed: Observed | None = None
-) -> tuple[Observed, list[httpx.AsyncClient]]:
-    """Submit every solution with ``concurrency`` learners; return what they saw and their clients.
+    base_url: str,
+    solutions: list[Solution],
+    concurrency: int,
+    deadline: float,
+    observed: Observed | None = None,
+    learners: list[Learner] | None = None,
+) -> tuple[Observed, list[Learner]]:
+    """Submit every solution with ``concurrency`` learners; return what they saw and the learners.
 
-    The clients stay open so the audit can read each submission back as its owner.
+    ``learners`` says which of them sign up first and which sign in a second device (default: all
+    anonymous). Their clients stay open so the audit can read each submission back as its owner.
     """
     outcomes = [Outcome(index, solution, learner=index % concurrency) for index, solution in enumerate(solutions)]
     observed = observed or Observed(outcomes)
     observed.outcomes = outcomes
-    clients = [_client(base_url) for _ in range(concurrency)]
+    learners = learners if learners is not None else [Learner(number) for number in range(concurrency)]
+    assert [learner.number for learner in learners] == list(range(concurrency))
+    observed.learners = learners
+    for learner in learners:
+        learner.devices = [_client(base_url)]
     work: asyncio.Queue[Outcome] = asyncio.Queue()
     for outcome in outcomes:
         work.put_nowait(outcome)
 
-    async def learner(number: int) -> None:
-        client = clients[number]
+    async def one(learner: Learner) -> None:
+        client = learner.devices[0]
         await client.get("/")  # the cookie that makes this client a learner
-        while not work.empty():
-            outcome = work.get_nowait()
-            outcome.learner = number
+        if learner.signed_in:
             try:
-                await _submit_and_follow(client, outcome, observed, deadline)
+                await sign_up(client, learner, deadline)
+            except AccountFailure as exc:  # recorded; it goes on as an anonymous learner
+                learner.error = f"sign-up: {exc}"
+        sent = 0
+        while not work.empty():
+            if _wants_second_device(learner) and sent >= SECOND_DEVICE_AFTER:
+                await _sign_in_second_device(base_url, learner, observed, deadline)
+                continue  # others took work meanwhile: the queue may be empty now
+            outcome = work.get_nowait()
+            outcome.learner, outcome.device = learner.number, sent % len(learner.devices)
+            sent += 1
+            try:
+                await _submit_and_follow(learner.devices[outcome.device], outcome, observed, deadline)
             except Exception as exc:  # noqa: BLE001  (recorded; the audit reports it)
                 outcome.error = f"{type(exc).__name__}: {exc}"
+        if _wants_second_device(learner):  # the work ran out first: its second device is still checked
+            await _sign_in_second_device(base_url, learner, observed, deadline)
 
-    await asyncio.gather(*(learner(number) for number in range(concurrency)))
-    return observed, clients
+    await asyncio.gather(*(one(learner) for learner in learners))
+    return observed, learners
+
+
+def _wants_second_device(learner: Learner) -> bool:
+    return learner.second_device and learner.error is None and len(learner.devices) == 1
+
+
+async def _sign_in_second_device(base_url: str, learner: Learner, observed: Observed, deadline: float) -> None:
+    """Sign in a new client as the learner and note what it is shown at once of the runs already final."""
+    final = known_final(observed.outcomes, learner.number)
+    device = _client(base_url)
+    try:
+        await sign_in(device, learner, deadline, second_device=True)
+    except AccountFailure as exc:
+        learner.error = f"second device sign-in: {exc}"
+        await device.aclose()
+        return
+    learner.devices.append(device)
+    seen = await look(device, 1, "at sign-in", deadline=deadline)
+    seen.known_final = final
+    learner.seen.append(seen)
 
 
 async def _submit_and_follow(client: httpx.AsyncClient, outcome: Outcome, observed: Observed, deadline: float) -> None:
@@ -203,14 +251,15 @@ async def probe_pages(base_url: str, observed: Observed, stop: asyncio.Event, pa
 
 
 async def read_back(
-    clients: list[httpx.AsyncClient], outcomes: list[Outcome], on_each: Callable[[Outcome, dict[str, Any]], None]
+    learners: list[Learner], outcomes: list[Outcome], on_each: Callable[[Outcome, dict[str, Any]], None]
 ) -> None:
-    """GET every accepted submission as its owner, a few at a time, and hand each view to ``on_each``."""
+    """GET every accepted submission as its owner, from the client that sent it, and hand each view to ``on_each``."""
     limit = asyncio.Semaphore(16)
 
     async def one(outcome: Outcome) -> None:
         async with limit:
-            response = await clients[outcome.learner].get(f"/api/submissions/{outcome.submission_id}")
+            client = learners[outcome.learner].devices[outcome.device]
+            response = await client.get(f"/api/submissions/{outcome.submission_id}")
             on_each(outcome, response.json() if response.status_code == 200 else {"http_status": response.status_code})
 
     await asyncio.gather(*(one(outcome) for outcome in outcomes if outcome.submission_id is not None))

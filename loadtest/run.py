@@ -2,6 +2,7 @@
 
     python -m loadtest.run                         # 1,000 submissions at concurrency 50, then the fault run
     python -m loadtest.run --submissions 60 --concurrency 10 --no-fault
+    python -m loadtest.run --signed-in-share 0                 # every learner anonymous, as before accounts
 
 Exit status 0 only when every run lost nothing, duplicated nothing and left nothing unfinished.
 """
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from loadtest import workload
+from loadtest.accounts import look_back, plan
 from loadtest.audit import Audit, audit, table
 from loadtest.learners import Observed, Outcome, probe_pages, read_back, run_learners
 from loadtest.stack import Stack, has_worker_command
@@ -35,6 +37,8 @@ class RunConfig:
     deadline: float = 900.0  # seconds for the whole run, after which it stops and reports
     fault: bool = False
     seed: int = 7
+    signed_in_share: float = 0.5  # learners who sign up first (the rest stay anonymous cookies)
+    second_device_share: float = 0.5  # of those, learners who also sign in a second client mid-run
 
 
 @dataclass
@@ -66,8 +70,16 @@ def run(config: RunConfig, workdir: Path | None = None) -> RunReport:
 
 
 async def _drive(stack: Stack, config: RunConfig) -> RunReport:
-    # A process outside the sandbox for kill_others to aim at: it must outlive the run.
+    # A process outside the sandbox for kill_others to aim at: it must outlive the run (and not the run's end).
     canary = subprocess.Popen(["sleep", str(int(config.deadline) + 60)])
+    try:
+        return await _drive_beside(stack, config, canary)
+    finally:
+        canary.kill()
+        canary.wait()
+
+
+async def _drive_beside(stack: Stack, config: RunConfig, canary: subprocess.Popen[bytes]) -> RunReport:
     solutions = workload.mix(config.submissions, canary.pid, seed=config.seed)
     observed = Observed(outcomes=[])
     stop = asyncio.Event()
@@ -76,7 +88,8 @@ async def _drive(stack: Stack, config: RunConfig) -> RunReport:
     deadline = started + config.deadline
     prober = asyncio.create_task(probe_pages(stack.url, observed, stop))
     injector = asyncio.create_task(_inject_faults(stack, observed, faults)) if config.fault else None
-    observed, clients = await run_learners(stack.url, solutions, config.concurrency, deadline, observed)
+    learners = plan(config.concurrency, config.signed_in_share, config.second_device_share, config.seed)
+    observed, learners = await run_learners(stack.url, solutions, config.concurrency, deadline, observed, learners)
     finished = max((o.done_at for o in observed.outcomes if o.done_at is not None), default=time.monotonic())
     stop.set()
     await prober
@@ -88,12 +101,12 @@ async def _drive(stack: Stack, config: RunConfig) -> RunReport:
         assert outcome.submission_id is not None
         views[outcome.submission_id] = view
 
-    await read_back(clients, observed.outcomes, keep)
-    for client in clients:
-        await client.aclose()
+    await read_back(learners, observed.outcomes, keep)
+    await look_back(learners, observed.outcomes, deadline=time.monotonic() + 120)
+    for learner in learners:
+        for client in learner.devices:
+            await client.aclose()
     breaches = [] if canary.poll() is None else [f"the host process kill_others aimed at died ({canary.returncode})"]
-    canary.kill()
-    canary.wait()
     topology = (
         f"serve + {config.workers} × worker (concurrency {config.worker_concurrency}), PostgreSQL, private Redis"
         if stack.scale_out
@@ -101,7 +114,8 @@ async def _drive(stack: Stack, config: RunConfig) -> RunReport:
     )
     title = (
         f"{'FAULT RUN' if config.fault else 'LOAD RUN'}: {config.submissions} submissions, {config.concurrency} "
-        f"learners at once; {topology}; exercise time limit {config.time_limit} s"
+        f"learners at once ({sum(learner.signed_in for learner in learners)} signed in); {topology}; "
+        f"exercise time limit {config.time_limit} s"
     )
     result = audit(observed, views, stack.database.libpq_url, started, finished)
     result.breaches += breaches
@@ -166,18 +180,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--time-limit", type=int, default=3, help="the exercise's time limit for the run, seconds")
     parser.add_argument("--fault-submissions", type=int, default=300)
     parser.add_argument("--no-fault", action="store_true", help="skip the fault run")
+    parser.add_argument("--signed-in-share", type=float, default=0.5, help="learners who sign up first, 0 to 1")
+    parser.add_argument(
+        "--second-device-share", type=float, default=0.5, help="of the signed-in, those who sign in a second client"
+    )
     parser.add_argument("--fault-only", action="store_true", help="only the fault run")
     args = parser.parse_args(argv)
     configs = []
     if not args.fault_only:
         configs.append(
-            RunConfig(args.submissions, args.concurrency, args.workers, args.worker_concurrency, args.time_limit)
-        )
+            RunConfig(
+                args.submissions, args.concurrency, args.workers, args.worker_concurrency, args.time_limit,
+                signed_in_share=args.signed_in_share, second_device_share=args.second_device_share,
+            )
+        )  # fmt: skip
     if not args.no_fault:
         configs.append(
             RunConfig(
                 args.fault_submissions, min(args.concurrency, 30), args.workers, args.worker_concurrency,
-                args.time_limit, fault=True,
+                args.time_limit, fault=True, signed_in_share=args.signed_in_share,
+                second_device_share=args.second_device_share,
             )
         )  # fmt: skip
     reports = []
