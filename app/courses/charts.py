@@ -10,10 +10,33 @@ from dataclasses import dataclass
 
 ROW = 30
 BAR = 18
-LABEL_WIDTH = 330
-BAR_WIDTH = 400
+LABEL_WIDTH = 360
+LABEL_GAP = 10  # between a label's end and its bar
+BAR_WIDTH = 370
 VALUE_WIDTH = 130
-MAX_LABEL = 48
+FONT_SIZE = 13  # of the labels, in the SVG's units (static/src/courses.css: .chart text)
+
+# Advance widths in em of DejaVu Sans, the widest of the usual sans-serif fonts, rounded up a little:
+# a label that fits these fits in any of them. Anything not listed counts as wide.
+_NARROW = dict.fromkeys(" !'(),./:;I[]fijlrt|", 0.42)
+_LOWER = dict.fromkeys('abcdeghknopqsuvxyz0123456789_-=+*<>?"#$&^~≠√·', 0.64)
+_WIDE = 1.0
+_EM = {**_NARROW, **_LOWER, "m": 0.98, "w": 0.83}
+
+
+def text_width(text: str, size: float = FONT_SIZE) -> float:
+    """An upper estimate of how wide ``text`` is drawn at ``size``: the server cannot measure the client's font."""
+    return size * sum(_EM.get(ch, 0.78 if ch.isupper() else _WIDE) for ch in text)
+
+
+def fit_label(text: str, width: float) -> str:
+    """``text``, cut short with an ellipsis where it would be wider than ``width``."""
+    if text_width(text) <= width:
+        return text
+    cut = text
+    while cut and text_width(cut.rstrip() + "…") > width:
+        cut = cut[:-1]
+    return cut.rstrip() + "…"
 
 
 @dataclass(frozen=True)
@@ -27,7 +50,8 @@ class Bar:
 
     @property
     def short_label(self) -> str:
-        return self.label if len(self.label) <= MAX_LABEL else self.label[: MAX_LABEL - 1] + "…"
+        """The label as drawn: what fits left of the bar (the whole of it is the bar's <title>)."""
+        return fit_label(self.label, LABEL_WIDTH - LABEL_GAP)
 
 
 @dataclass(frozen=True)
@@ -37,6 +61,7 @@ class BarChart:
     bars: list[Bar]
 
     label_width: int = LABEL_WIDTH
+    label_gap: int = LABEL_GAP
     bar_width: int = BAR_WIDTH
 
     @property

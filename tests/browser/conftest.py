@@ -13,7 +13,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from browser_support import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, REPO, SLUG, Problems
+from browser_support import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, REPO, SLUG, Problems, Server
 from playwright.sync_api import Browser, Page, Playwright, sync_playwright
 
 
@@ -44,8 +44,8 @@ def exercises_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 # Module scope: the server keeps a spare sandboxed run started between submissions, which later
 # tests that look for leftover sandbox processes of this test process would otherwise see.
 @pytest.fixture(scope="module")
-def base_url(tmp_path_factory: pytest.TempPathFactory, exercises_dir: Path) -> Iterator[str]:
-    """A uvicorn subprocess serving the app with a fresh data dir."""
+def server(tmp_path_factory: pytest.TempPathFactory, exercises_dir: Path) -> Iterator[Server]:
+    """A uvicorn subprocess serving the app with a fresh data dir (the operator's CLI can reach it)."""
     if not (REPO / "static" / "dist" / "exercise.js").is_file():
         pytest.fail("the front end is not built: run `make frontend` (make test and make browser do it)")
     if not Path(CHROMIUM).exists():
@@ -85,7 +85,7 @@ def base_url(tmp_path_factory: pytest.TempPathFactory, exercises_dir: Path) -> I
             log.close()
             pytest.fail(f"the server did not start: {Path(log.name).read_text()}")
         time.sleep(0.1)
-    yield url
+    yield Server(url, env, Path(sys.executable).parent / "mlkata")
     process.terminate()
     try:
         process.wait(timeout=20)
@@ -93,6 +93,11 @@ def base_url(tmp_path_factory: pytest.TempPathFactory, exercises_dir: Path) -> I
         process.kill()
         process.wait()
     log.close()
+
+
+@pytest.fixture(scope="module")
+def base_url(server: Server) -> str:
+    return server.url
 
 
 # Module scope, not session: Playwright's sync API keeps an event loop running in the main thread
