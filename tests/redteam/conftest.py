@@ -8,9 +8,17 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from redteam_harness import Graded, GradeHostile, Secrets, grade_hostile, load_fast_exercise, make_secrets
+from redteam_harness import (
+    Graded,
+    GradeHostile,
+    Secrets,
+    copy_exercise_with_limits,
+    grade_hostile,
+    load_fast_exercise,
+    make_secrets,
+)
 
-from grader.exercise import Exercise
+from grader.exercise import Exercise, load_exercise
 from grader.sandbox import bwrap_path
 
 
@@ -24,6 +32,15 @@ def _sandbox_is_installed() -> None:
 def fast_exercise(tmp_path_factory: pytest.TempPathFactory) -> Exercise:
     """The KV-cache exercise with ``time_seconds = 2`` and ``memory_mb = 256``."""
     return load_fast_exercise(tmp_path_factory.mktemp("redteam-exercise"))
+
+
+@pytest.fixture(scope="session")
+def roomy_exercise(tmp_path_factory: pytest.TempPathFactory) -> Exercise:
+    """The KV-cache exercise with ``time_seconds = 10``: for attacks slow by nature (walking every visible file)."""
+    folder = copy_exercise_with_limits(
+        tmp_path_factory.mktemp("redteam-roomy"), {"time_seconds": "10", "memory_mb": "256"}
+    )
+    return load_exercise(folder)
 
 
 @pytest.fixture(scope="session")

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from redteam_harness import GradeHostile
+from redteam_harness import GradeHostile, Secrets, grade_hostile
 
+from grader.exercise import Exercise
 from grader.results import Reason, Status
 
 pytestmark = pytest.mark.redteam
@@ -135,8 +136,11 @@ def test_frame_peeking_and_gc_scanning_find_no_expected_values(hostile: GradeHos
         assert f"'{name}'" not in graded.output, f"the runner holds something named {name!r}"
 
 
-def test_reading_checks_reference_secrets_proc_and_environment_finds_nothing(hostile: GradeHostile) -> None:
-    graded = hostile("read_host_files")
+def test_reading_checks_reference_secrets_proc_and_environment_finds_nothing(
+    roomy_exercise: Exercise, host_secrets: Secrets
+) -> None:
+    # Walking every visible folder takes 1-2 s on an idle machine: the 2 s limit would make this a test of speed.
+    graded = grade_hostile("read_host_files", roomy_exercise, host_secrets)
     # A correct solution: the attack is contained, so the verdict is simply the solution's.
     assert graded.result.status is Status.PASS, graded.explain()
     report = graded.output
