@@ -60,8 +60,11 @@ def show_keys(keys: Iterable[str], count: int, shown: int = 12) -> str:
     return f"[{', '.join(first)}, … {count - shown:,} more]"
 
 
-def describe(value: Any) -> str:
-    """A short description of a value's kind (and, for a scalar, its value), for messages."""
+def describe_kind(value: Any, *, with_value: bool = True) -> str:
+    """A short description of a value's kind (and, ``with_value``, a scalar's value), for messages.
+
+    Without the value it says only the kind, shape, dtype or length: what a hidden check may say.
+    """
     if isinstance(value, np.ndarray):
         return f"a numpy array of shape {value.shape} and dtype {value.dtype}"
     if isinstance(value, np.generic):
@@ -72,7 +75,7 @@ def describe(value: Any) -> str:
     article = "an" if name[:1].lower() in "aeiou" else "a"
     if isinstance(value, (list, tuple, dict, str)):
         return f"{article} {name} of length {len(value):,}"
-    return f"{article} {name} ({show_value(value, 80)})"
+    return f"{article} {name} ({show_value(value, 80)})" if with_value else f"{article} {name}"
 
 
 def _render(value: Any, out: _Text) -> None:

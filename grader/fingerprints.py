@@ -20,6 +20,7 @@ milliseconds on a failure (``make bench`` measures it).
 from __future__ import annotations
 
 import copy
+import re
 import types
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -73,7 +74,7 @@ def matching(mistakes: list[KnownMistake], reference: KnownMistake, calls: list[
         for batch in _batches(calls):
             if not candidates:
                 break
-            solution = [(call.value, call.raised) for call in batch]
+            solution = [(call.value, _raised(call.raised, call.raised_message)) for call in batch]
             reference_answers = _replay_batch(reference_module, batch) or []
             right = [_alike(s, r) for s, r in zip(solution, reference_answers, strict=False)]
             right += [False] * (len(batch) - len(right))
@@ -86,7 +87,22 @@ def matching(mistakes: list[KnownMistake], reference: KnownMistake, calls: list[
     return [m.name for m in mistakes if m.name in candidates] if wrong_somewhere else []
 
 
-Answer = tuple[Any, str | None]  # a value, or the type of the exception raised instead
+Answer = tuple[Any, str | None]  # a value, or the exception raised instead (its type and message's shape)
+
+
+def _raised(kind: str | None, message: str) -> str | None:
+    """An exception as fingerprints compare it: the type and the message's shape (numbers and spaces aside).
+
+    A type alone says little (any ValueError would match any other); the message of the same mistake
+    made on the same inputs reads the same, give or take the numbers in it.
+    """
+    if kind is None:
+        return None
+    return f"{kind}: {' '.join(_NUMBER.sub('#', message[:_MESSAGE_CHARS]).split())}"
+
+
+_NUMBER = re.compile(r"[-+]?\d[\d.,_eE+-]*")
+_MESSAGE_CHARS = 500
 
 
 def _load(code: KnownMistake) -> types.ModuleType | None:
@@ -149,7 +165,7 @@ def _replay_batch(
         try:
             answer: Answer = (function(*args), None)
         except Exception as exc:  # noqa: BLE001  (what the mutant raises is its answer)
-            answer = (None, type(exc).__name__)
+            answer = (None, _raised(type(exc).__name__, _message(exc)))
         if early is not None and not early(len(answers), answer, held):
             return None
         answers.append(answer)
@@ -158,6 +174,13 @@ def _replay_batch(
     # Compared once the whole batch has run, as the runner sends a batch's answers: a mutant that
     # returns the cache it was given shows every call's change in every answer.
     return answers
+
+
+def _message(exc: Exception) -> str:
+    try:
+        return str(exc)
+    except Exception:  # noqa: BLE001  (a trusted file, but its exception's text is not worth a crash)
+        return ""
 
 
 def _copy(value: Any, memo: dict[int, Any], held: set[int]) -> Any:

@@ -13,18 +13,23 @@ import threading
 import time
 from typing import Any
 
+import numpy as np
+
 from grader import verdicts
 from grader.budget import BudgetExceeded, CheckBudget
 from grader.caps import MESSAGE_CHARS, OUTPUT_CHARS, cap_text, fit_result
+from grader.checking import checking
 from grader.checks import CHECK_HINT, Check, CheckFailed
 from grader.display import show_value
 from grader.events import CheckFinished, EventSink, Finished, OutputProduced, Started
 from grader.exercise import Exercise
 from grader.fingerprints import matching
+from grader.leads import ABOUT_THE_ANSWERS, name_mistakes
 from grader.proxy import CallRefused, Student
-from grader.results import CheckResult, GradeResult, Location, Mistake, Reason, Status
+from grader.results import CheckResult, GradeResult, Location, Reason, Status
 from grader.sandbox import Ending, Run, RunnerDied, SandboxUnavailable
 from grader.session import SolutionRaised, SolutionSession, SolutionSyntaxError, UnsupportedValue
+from grader.symptoms import shown_apart
 from grader.verdicts import Verdict
 
 log = logging.getLogger(__name__)
@@ -128,7 +133,7 @@ def _grade(
     if stop.requested:
         return stopped_result(exercise, tests, output=load_output or None)
     failing = [t for t in tests if t.status is not Status.PASS]
-    lead = _lead_mistake(exercise, failing)
+    lead = name_mistakes(exercise, tests, runs.matches)
     common = {
         "tests": tests, "exercise": exercise.slug, "points": float(sum(t.points for t in tests)),
         "max_points": max_points, "output": load_output or None, "output_truncated": runs.output_truncated,
@@ -168,22 +173,6 @@ def stopped_result(exercise: Exercise, finished: list[CheckResult], *, output: s
     )  # fmt: skip
 
 
-def _lead_mistake(exercise: Exercise, failing: list[CheckResult]) -> Mistake | None:
-    """The known mistake that explains the most failing checks (the first to appear, on a tie)."""
-    counts: dict[str, list[str]] = {}
-    for test in failing:
-        if test.mistake_id is not None:
-            counts.setdefault(test.mistake_id, []).append(test.id)
-    if not counts:
-        return None
-    name = max(counts, key=lambda n: len(counts[n]))  # max keeps the first of equals: the earliest
-    spec = exercise.config.mutants[name]
-    return Mistake(
-        id=name, mistake=spec.mistake, hint=exercise.hint_text(spec.hint), checks=counts[name], hint_id=spec.hint,
-        hint_levels=len(exercise.hint_levels(spec.hint)),
-    )  # fmt: skip
-
-
 def _run_checks(exercise: Exercise, runs: _Runs, emit: EventSink) -> list[CheckResult]:
     """Every check in order, each reported as it finishes; after one that ends the run, the rest are not run.
 
@@ -213,7 +202,7 @@ def _run_checks(exercise: Exercise, runs: _Runs, emit: EventSink) -> list[CheckR
         emit(CheckFinished(index=index, check=outcome))
         if outcome.output:
             emit(OutputProduced(text=outcome.output))
-        elif outcome.printed_lines:
+        elif outcome.printed:
             emit(OutputProduced(text=verdicts.hidden_output_note(outcome)))
     return tests
 
@@ -240,6 +229,8 @@ class _Runs:
         self.output_truncated = False
         #: Made here, in the grading thread, whose CPU time it counts.
         self.budget = CheckBudget(exercise.limits.checks_cpu_seconds)
+        #: For each failing check, the known mistakes that reproduce its answers (grader.leads decides).
+        self.matches: dict[str, list[str]] = {}
 
     def current(self) -> SolutionSession:
         if self._session is not None and self._session.alive:
@@ -297,70 +288,72 @@ def _run_check(exercise: Exercise, check: Check, runs: _Runs) -> tuple[CheckResu
     refused = {runs.refused[0]: runs.refused[1]} if runs.refused else {}
     student = Student(exercise.function_names, runs.current, runs.budget.crossing, refused=refused)
     began = time.monotonic()
-    mistake: str | None = None
     location: Location | None = None
+    symptom: str | None = None
     try:
         with runs.budget.watching():
-            verdict, hint_id, details, location = _checked(exercise, check, student)
-            if verdict.reason in (Reason.WRONG_ANSWER, Reason.RAISED):
+            verdict, hint_id, details, location, symptom = _checked(exercise, check, student)
+            if verdict.reason in ABOUT_THE_ANSWERS:
                 found = matching(exercise.known_mistakes, exercise.reference_code, student.log.calls)
-                mistake = found[0] if found else None
+                if found:
+                    runs.matches[check.id] = found
     except BudgetExceeded:
         verdict, hint_id, details = verdicts.budget_spent(check, exercise.limits), None, None
-    if mistake is not None:
-        # Named here; its hint is given once, for the whole run (GradeResult.mistake), not under each check.
-        verdict, hint_id = verdicts.matches_mistake(verdict, exercise.config.mutants[mistake].mistake), None
     duration = round((time.monotonic() - began) * 1000, 2)
     output = runs.take_output()
-    printed_lines = output.count("\n") + (1 if output and not output.endswith("\n") else 0)
     shown = cap_text(output, OUTPUT_CHARS) or None
     result = CheckResult(
         name=check.title, id=check.id, status=verdict.status, reason=verdict.reason,
         message=cap_text(verdict.message, MESSAGE_CHARS) or None,
         output=shown if check.public else None, hidden_output=None if check.public else shown,
-        printed_lines=printed_lines, public=check.public,
+        printed=bool(output), public=check.public,
         points=check.points if verdict.status is Status.PASS else 0, duration_ms=duration,
         hint=exercise.hint_text(hint_id), hint_id=hint_id, hint_levels=len(exercise.hint_levels(hint_id)),
-        details=details, mistake_id=mistake, location=location,
+        details=details, location=location, symptom=symptom,
     )  # fmt: skip
     last = student.log.last()
     return result, verdict.ends_run, last[0] if last else None
 
 
-Checked = tuple[Verdict, str | None, dict[str, str] | None, Location | None]
+Checked = tuple[Verdict, str | None, dict[str, str] | None, Location | None, str | None]
 
 
 def _checked(exercise: Exercise, check: Check, student: Student) -> Checked:
-    """Call the check; its verdict, hint id, public details and the line of solution.py that raised.
+    """Call the check; its verdict, hint id, public details, the line of solution.py that raised, and the symptom.
 
     A hint is advice about the solution's logic: it goes with wrong answers and exceptions only,
-    never with limits, crashes or sandbox refusals.
+    never with limits, crashes or sandbox refusals. In a hidden check nothing the solution says
+    (an exception's message, a traceback, a value it returned) reaches the message: its inputs
+    would, through it.
     """
-    limits = exercise.limits
+    limits, public = exercise.limits, check.public
     try:
-        check.function(student)
-        return verdicts.PASSED, None, None, None
+        with checking(public=public, log=student.log):
+            check.function(student)
+        return verdicts.PASSED, None, None, None, None
     except CheckFailed as failed:
-        details = _public_details(student, failed.expected, failed.got) if check.public else None
+        details = _public_details(student, failed.expected, failed.got) if public else None
         hint = check.hint if failed.hint is CHECK_HINT else failed.hint
-        return Verdict(Status.FAIL, Reason.WRONG_ANSWER, failed.message), hint, details, None  # type: ignore[return-value]
+        verdict = Verdict(Status.FAIL, Reason.WRONG_ANSWER, failed.message)
+        return verdict, hint, details, None, failed.symptom  # type: ignore[return-value]
     except SolutionRaised as exc:
         # No hint of the check's for an exception: only a known mistake that raises the same names one.
-        verdict = verdicts.raised(exc, _current_call(student), limits)
+        verdict = verdicts.raised(exc, _current_call(student), limits, public=public)
         location = Location(line=exc.line) if exc.line else None
-        return verdict, None, _public_details(student, None, None) if check.public else None, location
+        return verdict, None, _public_details(student, None, None) if public else None, location, None
     except CallRefused as refused:
-        return verdicts.refused_after_timeout(refused.function, refused.timed_out_in), None, None, None
+        return verdicts.refused_after_timeout(refused.function, refused.timed_out_in), None, None, None, None
     except UnsupportedValue as exc:
-        return verdicts.unsupported(_current_call(student), exc.detail), None, None, None
+        return verdicts.unsupported(_current_call(student), exc.detail if public else None), None, None, None, None
     except RunnerDied as died:
         if died.ending is Ending.STOPPED:
-            return Verdict(Status.ERROR, Reason.STOPPED, verdicts.stopped_during(), ends_run=True), None, None, None
-        return verdicts.died(died, f"during {_current_call(student)}", limits), None, None, None
+            verdict = Verdict(Status.ERROR, Reason.STOPPED, verdicts.stopped_during(), ends_run=True)
+            return verdict, None, None, None, None
+        return verdicts.died(died, f"during {_current_call(student)}", limits, public=public), None, None, None, None
     except _LoadFailed as failure:  # a restart after a crash failed to load again
-        return Verdict(Status.ERROR, failure.reason, failure.message, ends_run=True), None, None, None
+        return Verdict(Status.ERROR, failure.reason, failure.message, ends_run=True), None, None, None, None
     except Exception as exc:  # noqa: BLE001  (a bug in the check itself; never the student's fault)
-        return verdicts.check_bug(exc, cap_text(str(exc), 300) or ""), None, None, None
+        return verdicts.check_bug(exc, cap_text(str(exc), 300) or ""), None, None, None, None
 
 
 def _current_call(student: Student) -> str:
@@ -369,11 +362,21 @@ def _current_call(student: Student) -> str:
 
 
 def _public_details(student: Student, expected: Any, got: Any) -> dict[str, str]:
+    """The call a failure is about, its expected value and the solution's: never another call's.
+
+    The call is the one whose answer holds ``got`` (or the one that raised, the log's last); a check
+    that made one call can only be about it. Otherwise no call is shown.
+    """
     details: dict[str, str] = {}
-    last_call = student.log.last()
-    if last_call is not None:
-        name, args = last_call
-        details["call"] = f"{name}({', '.join(show_value(a) for a in args)})"
+    calls = student.log.calls
+    call = student.log.call_of(got) if got is not None else None
+    if call is None and (len(calls) == 1 or (got is None and expected is None and calls and calls[-1].raised)):
+        call = calls[-1]
+    if call is not None:
+        details["call"] = f"{call.function}({', '.join(show_value(a) for a in call.args)})"
+    if isinstance(expected, float) and isinstance(got, (float, np.floating)):
+        details["expected"], details["got"] = shown_apart(expected, float(got))
+        return details
     if expected is not None:
         details["expected"] = show_value(expected)
     if got is not None:

@@ -27,6 +27,8 @@ class Call:
     batch: int
     value: Any = None
     raised: str | None = None
+    #: The exception's message, when it raised (the solution's own text: never shown for hidden checks).
+    raised_message: str = ""
     #: For a chain: the argument replaced by a part of the previous call's value, as (argument, part).
     fed: tuple[int, int] | None = None
 
@@ -40,6 +42,24 @@ class CallLog:
 
     def last(self) -> tuple[str, tuple[Any, ...]] | None:
         return (self.calls[-1].function, self.calls[-1].args) if self.calls else None
+
+    def call_of(self, value: Any) -> Call | None:
+        """The one call whose answer is ``value`` or holds it (by identity), or None when none or several do.
+
+        A check compares the parts of answers it received, so the object it compares tells which call
+        it is about. Objects that many answers share (small ints, None, True) may point at several
+        calls: then no call is named rather than a wrong one.
+        """
+        if value is None or isinstance(value, bool):
+            return None
+        found: Call | None = None
+        budget = [_HOLDS_BUDGET]
+        for call in self.calls:
+            if call.raised is None and _holds(call.value, value, budget):
+                if found is not None:
+                    return None
+                found = call
+        return found
 
     def start_batch(self, function: str, calls: list[list[Any]], fed: tuple[int, int] | None = None) -> list[Call]:
         self.batches += 1
@@ -88,7 +108,7 @@ class StudentFunction:
             with self._crossing():
                 call.value = self._session().call(self._name, list(args)).value
         except SolutionRaised as exc:
-            call.raised = exc.type
+            call.raised, call.raised_message = exc.type, exc.message
             raise
         return call.value
 
@@ -133,12 +153,34 @@ class StudentFunction:
                 for call, value in zip(logged, exc.earlier_values, strict=False):
                     call.value = value
                 logged[exc.call_index].raised = exc.type
+                logged[exc.call_index].raised_message = exc.message
                 # The log's last call is the one that raised, so messages and details name it.
                 del self._log.calls[len(self._log.calls) - len(logged) + exc.call_index + 1 :]
             raise
         for call, value in zip(logged, values, strict=True):
             call.value = value
         return values
+
+
+#: How much of the answers :meth:`CallLog.call_of` looks at, in all: answers are tuples of arrays and dicts.
+_HOLDS_DEPTH, _HOLDS_BUDGET = 4, 20_000
+
+
+def _holds(answer: Any, value: Any, budget: list[int], depth: int = _HOLDS_DEPTH) -> bool:
+    """Whether ``value`` is ``answer`` or one of its parts, a few levels deep (``budget``: the parts left to look at)."""
+    budget[0] -= 1
+    if answer is value:
+        return True
+    if depth == 0 or budget[0] <= 0:
+        return False
+    kind = type(answer)
+    if kind is tuple or kind is list:
+        items: Iterable[Any] = answer
+    elif kind is dict:
+        items = answer.values()
+    else:
+        return False
+    return any(_holds(item, value, budget, depth - 1) for item in items)
 
 
 def _part(value: Any, part: int) -> Any:

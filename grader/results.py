@@ -90,8 +90,13 @@ class CheckResult(BaseModel):
     hint_levels: int = Field(0, description="How many levels the hint has; ``hint`` is the first.")
     location: Location | None = Field(None, description="The line of solution.py where the solution raised.")
     details: dict[str, str] | None = Field(None, description="Inputs, expected and got; public checks only.")
-    printed_lines: int = Field(0, description="Lines the solution printed while this check ran.")
-    mistake_id: str | None = Field(None, description="The known mistake this failure's output matches, if any.")
+    printed: bool = Field(False, description="Whether the solution printed anything while this check ran.")
+    mistake_id: str | None = Field(
+        None, description="The known mistake this failure's answers match, when no other check contradicts it."
+    )
+    symptom: str | None = Field(
+        None, description="The kind of difference recognised in the wrong values (grader.symptoms), if any."
+    )
     hidden_output: str | None = Field(
         None, description="What the solution printed during a hidden check: for instructors, never sent to students."
     )
@@ -136,5 +141,16 @@ def student_document(document: dict[str, Any] | None) -> dict[str, Any] | None:
     """A stored result (``to_json_dict``) as the student may see it: hidden checks' output left out."""
     if not document or not isinstance(document.get("tests"), list):
         return document
-    tests = [{**test, "hidden_output": None} if test.get("hidden_output") else test for test in document["tests"]]
-    return {**document, "tests": tests}
+    return {**document, "tests": [_student_check(test) for test in document["tests"]]}
+
+
+def _student_check(test: Any) -> Any:
+    """One stored check as the student may see it; results stored before ``printed`` said how many lines."""
+    if not isinstance(test, dict):
+        return test
+    shown = {key: value for key, value in test.items() if key != "printed_lines"}
+    if "printed_lines" in test:
+        shown["printed"] = bool(test["printed_lines"])
+    if shown.get("hidden_output"):
+        shown["hidden_output"] = None
+    return shown

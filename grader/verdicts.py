@@ -8,6 +8,7 @@ grader's problems, and name the limit that was reached.
 
 from __future__ import annotations
 
+import builtins
 from dataclasses import dataclass
 from typing import Any
 
@@ -110,14 +111,19 @@ def signature_problem(spec: FunctionSpec, described: Any) -> tuple[Reason, str] 
 # --------------------------------------------------------------------------- a check
 
 
-def raised(exc: SolutionRaised, call: str, limits: Limits) -> Verdict:
-    """The solution raised inside ``call``: exiting, running out of memory, its process limit, or any other."""
+def raised(exc: SolutionRaised, call: str, limits: Limits, *, public: bool = True) -> Verdict:
+    """The solution raised inside ``call``: exiting, running out of memory, its process limit, or any other.
+
+    In a hidden check only the exception's type (a built-in one's name) and line are said: its
+    message, its traceback and a class of its own are the solution's text, and could carry the
+    check's inputs.
+    """
     if exc.type == "SystemExit":
+        code = f"sys.exit({exc.message})" if public else "sys.exit()"
         return Verdict.of(
             Status.FAIL,
             Reason.EXITED,
-            f"{call} called sys.exit({exc.message}) on line {exc.line}; "
-            "functions must return their result instead of exiting.",
+            f"{call} called {code} on line {exc.line}; functions must return their result instead of exiting.",
         )
     if exc.type == "MemoryError":
         return Verdict.of(
@@ -125,14 +131,27 @@ def raised(exc: SolutionRaised, call: str, limits: Limits) -> Verdict:
             Reason.MEMORY_LIMIT,
             f"Memory limit exceeded: {call} ran out of memory (the limit is {limits.memory_mb} MB).",
         )
+    described = exc.describe(call) if public else hidden_exception(exc, call)
     if _hit_process_limit(exc):
         return Verdict.of(
             Status.FAIL,
             Reason.RAISED,
             "Process limit reached (a solution may run at most "
-            f"{limits.processes} processes and threads at a time): {exc.describe(call)}",
+            f"{limits.processes} processes and threads at a time): {described}",
         )
-    return Verdict.of(Status.FAIL, Reason.RAISED, exc.describe(call))
+    return Verdict.of(Status.FAIL, Reason.RAISED, described)
+
+
+def hidden_exception(exc: SolutionRaised, call: str) -> str:
+    """What a hidden check says of an exception: its kind and line, nothing of its text."""
+    kind = exc.type if exc.type in _BUILTIN_EXCEPTIONS else "an exception of a class of its own"
+    where = f" on line {exc.line} of solution.py" if exc.line else ""
+    return f"{call} raised {kind}{where} (its message is not shown: this check is hidden)."
+
+
+_BUILTIN_EXCEPTIONS = frozenset(
+    name for name, value in vars(builtins).items() if isinstance(value, type) and issubclass(value, BaseException)
+)
 
 
 def _hit_process_limit(exc: SolutionRaised) -> bool:
@@ -142,10 +161,10 @@ def _hit_process_limit(exc: SolutionRaised) -> bool:
     )
 
 
-def unsupported(call: str, detail: str) -> Verdict:
-    return Verdict.of(
-        Status.FAIL, Reason.UNSUPPORTED_VALUE, f"{call} returned a value that cannot be checked: {detail}."
-    )
+def unsupported(call: str, detail: str | None) -> Verdict:
+    """A value that cannot cross the boundary; ``detail`` (what is wrong with it) is left out of hidden checks."""
+    said = f": {detail}" if detail else " (an object, or an array of a kind the grader does not read)"
+    return Verdict.of(Status.FAIL, Reason.UNSUPPORTED_VALUE, f"{call} returned a value that cannot be checked{said}.")
 
 
 def check_bug(exc: Exception, detail: str) -> Verdict:
@@ -168,8 +187,11 @@ def budget_spent(check: Check, limits: Limits) -> Verdict:
     )
 
 
-def died(ending: RunnerDied, when: str, limits: Limits) -> Verdict:
-    """The run ended ``when`` (``"during attend_step()"``) before it answered."""
+def died(ending: RunnerDied, when: str, limits: Limits, *, public: bool = True) -> Verdict:
+    """The run ended ``when`` (``"during attend_step()"``) before it answered.
+
+    ``public``: whether details the solution chose (what made its reply unreadable) may be said.
+    """
     match ending.ending:
         case Ending.TIMEOUT:
             return Verdict.of(
@@ -196,7 +218,8 @@ def died(ending: RunnerDied, when: str, limits: Limits) -> Verdict:
             return Verdict.of(
                 Status.FAIL,
                 Reason.UNSUPPORTED_VALUE,
-                f"The solution's answer {when} could not be read ({ending.detail}).",
+                f"The solution's answer {when} could not be read"
+                + (f" ({ending.detail})." if public else " (the reason is not shown: this check is hidden)."),
             )
         case Ending.EXITED:
             return Verdict.of(
@@ -284,9 +307,8 @@ def stopped_during() -> str:
 
 
 def hidden_output_note(outcome: CheckResult) -> str:
-    """Said in place of what a hidden check's run printed (which could show its inputs)."""
-    lines = outcome.printed_lines
-    return f"[{lines} line{'s' if lines != 1 else ''} printed during the hidden check “{outcome.name}”: not shown]\n"
+    """Said in place of what a hidden check's run printed (which could show its inputs, as could how much it was)."""
+    return f"[printed during the hidden check “{outcome.name}”: not shown]\n"
 
 
 def all_passed(count: int) -> str:

@@ -7,7 +7,7 @@ import time
 import numpy as np
 import pytest
 
-from grader.display import VALUE_CHARS, describe, show_keys, show_value
+from grader.display import VALUE_CHARS, describe_kind, show_keys, show_value
 
 
 def test_small_values_read_as_python_writes_them() -> None:
@@ -60,12 +60,13 @@ def test_expensive_values_stay_short(value: object) -> None:
 
 def test_a_huge_integer_is_described_not_printed() -> None:
     assert show_value(10**3000) == "<an integer of about 3,000 digits>"
-    assert describe(10**3000) == "an int (<an integer of about 3,000 digits>)"
+    assert describe_kind(10**3000) == "an int (<an integer of about 3,000 digits>)"
 
 
 def test_describe_names_kinds_and_lengths() -> None:
-    assert describe(np.zeros((2, 3))) == "a numpy array of shape (2, 3) and dtype float64"
-    assert describe({"a": 1}) == "a dict of length 1"
-    assert describe(list(range(2000))) == "a list of length 2,000"
-    assert describe(None) == "None"
-    assert describe(2.5) == "a float (2.5)"
+    assert describe_kind(np.zeros((2, 3))) == "a numpy array of shape (2, 3) and dtype float64"
+    assert describe_kind({"a": 1}) == "a dict of length 1"
+    assert describe_kind(list(range(2000))) == "a list of length 2,000"
+    assert describe_kind(None) == "None"
+    assert describe_kind(2.5) == "a float (2.5)"
+    assert describe_kind(2.5, with_value=False) == "a float"

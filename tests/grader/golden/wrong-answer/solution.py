@@ -1,2 +1,2 @@
 def scale(v, k):
-    return v * int(k)
+    return v * round(k)
