@@ -24,7 +24,12 @@ class _Running:
 
 
 # Outside any grading (an author's own test of a helper), messages show everything.
-_RUNNING: ContextVar[_Running] = ContextVar("mlkata_running_check", default=_Running(public=True, log=None))
+_OUTSIDE = _Running(public=True, log=None)
+_RUNNING: ContextVar[_Running | None] = ContextVar("mlkata_running_check", default=None)
+
+
+def _running() -> _Running:
+    return _RUNNING.get() or _OUTSIDE
 
 
 class checking:  # noqa: N801  (used as a ``with`` statement, like contextlib's)
@@ -36,7 +41,7 @@ class checking:  # noqa: N801  (used as a ``with`` statement, like contextlib's)
 
     def __init__(self, *, public: bool, log: CallLog) -> None:
         self._running = _Running(public, log)
-        self._token: Token[_Running] | None = None
+        self._token: Token[_Running | None] | None = None
 
     def __enter__(self) -> None:
         self._token = _RUNNING.set(self._running)
@@ -48,12 +53,12 @@ class checking:  # noqa: N801  (used as a ``with`` statement, like contextlib's)
 
 def values_shown() -> bool:
     """Whether messages may show values: true in public checks, false in hidden ones."""
-    return _RUNNING.get().public
+    return _running().public
 
 
 def call_of(got: Any) -> Call | None:
     """The call whose answer ``got`` is (or is a part of), when exactly one is."""
-    log = _RUNNING.get().log
+    log = _running().log
     return None if log is None else log.call_of(got)
 
 

@@ -167,7 +167,7 @@ _HOLDS_DEPTH, _HOLDS_BUDGET = 4, 20_000
 
 
 def _holds(answer: Any, value: Any, budget: list[int], depth: int = _HOLDS_DEPTH) -> bool:
-    """Whether ``value`` is ``answer`` or one of its parts, a few levels deep (``budget``: the parts left to look at)."""
+    """Whether ``value`` is ``answer`` or one of its parts, a few levels deep (``budget``: parts left to look at)."""
     budget[0] -= 1
     if answer is value:
         return True
