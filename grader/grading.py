@@ -11,6 +11,7 @@ import logging
 import math
 import threading
 import time
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -25,6 +26,7 @@ from grader.events import CheckFinished, EventSink, Finished, OutputProduced, St
 from grader.exercise import Exercise
 from grader.fingerprints import matching
 from grader.leads import ABOUT_THE_ANSWERS, name_mistakes
+from grader.leaks import leaks
 from grader.proxy import CallRefused, Student
 from grader.results import CheckResult, GradeResult, Location, Reason, Status
 from grader.sandbox import Ending, Run, RunnerDied, SandboxUnavailable
@@ -288,17 +290,16 @@ def _run_check(exercise: Exercise, check: Check, runs: _Runs) -> tuple[CheckResu
     refused = {runs.refused[0]: runs.refused[1]} if runs.refused else {}
     student = Student(exercise.function_names, runs.current, runs.budget.crossing, refused=refused)
     began = time.monotonic()
-    location: Location | None = None
-    symptom: str | None = None
     try:
         with runs.budget.watching():
-            verdict, hint_id, details, location, symptom = _checked(exercise, check, student)
-            if verdict.reason in ABOUT_THE_ANSWERS:
+            outcome = _checked(exercise, check, student)
+            if outcome.verdict.reason in ABOUT_THE_ANSWERS:
                 found = matching(exercise.known_mistakes, exercise.reference_code, student.log.calls)
                 if found:
                     runs.matches[check.id] = found
     except BudgetExceeded:
-        verdict, hint_id, details = verdicts.budget_spent(check, exercise.limits), None, None
+        outcome = _Checked(verdicts.budget_spent(check, exercise.limits))
+    verdict, hint_id = outcome.verdict, outcome.hint
     duration = round((time.monotonic() - began) * 1000, 2)
     output = runs.take_output()
     shown = cap_text(output, OUTPUT_CHARS) or None
@@ -309,51 +310,67 @@ def _run_check(exercise: Exercise, check: Check, runs: _Runs) -> tuple[CheckResu
         printed=bool(output), public=check.public,
         points=check.points if verdict.status is Status.PASS else 0, duration_ms=duration,
         hint=exercise.hint_text(hint_id), hint_id=hint_id, hint_levels=len(exercise.hint_levels(hint_id)),
-        details=details, location=location, symptom=symptom,
+        details=outcome.details, location=outcome.location, symptom=outcome.symptom,
+        withheld_message=cap_text(outcome.withheld, MESSAGE_CHARS),
     )  # fmt: skip
     last = student.log.last()
     return result, verdict.ends_run, last[0] if last else None
 
 
-Checked = tuple[Verdict, str | None, dict[str, str] | None, Location | None, str | None]
+@dataclass
+class _Checked:
+    """What a check gave: its verdict, and what goes with it on the result."""
+
+    verdict: Verdict
+    hint: str | None = None
+    details: dict[str, str] | None = None
+    location: Location | None = None  # the line of solution.py that raised
+    symptom: str | None = None
+    withheld: str | None = None  # a hidden check's own message, when it showed the check's values
 
 
-def _checked(exercise: Exercise, check: Check, student: Student) -> Checked:
-    """Call the check; its verdict, hint id, public details, the line of solution.py that raised, and the symptom.
+def _checked(exercise: Exercise, check: Check, student: Student) -> _Checked:
+    """Call the check and say what it gave.
 
     A hint is advice about the solution's logic: it goes with wrong answers and exceptions only,
     never with limits, crashes or sandbox refusals. In a hidden check nothing the solution says
-    (an exception's message, a traceback, a value it returned) reaches the message: its inputs
-    would, through it.
+    (an exception's message, a traceback, a value it returned) reaches the message, its inputs
+    would through it; and a message of the check's own that shows its values is withheld.
     """
     limits, public = exercise.limits, check.public
     try:
         with checking(public=public, log=student.log):
             check.function(student)
-        return verdicts.PASSED, None, None, None, None
+        return _Checked(verdicts.PASSED)
     except CheckFailed as failed:
-        details = _public_details(student, failed.expected, failed.got) if public else None
         hint = check.hint if failed.hint is CHECK_HINT else failed.hint
         verdict = Verdict(Status.FAIL, Reason.WRONG_ANSWER, failed.message)
-        return verdict, hint, details, None, failed.symptom  # type: ignore[return-value]
+        if public:
+            details = _public_details(student, failed.expected, failed.got)
+            return _Checked(verdict, hint, details, symptom=failed.symptom)  # type: ignore[arg-type]
+        shown = leaks(failed.message, exercise.function_names, student.log.calls, failed.expected, failed.got)
+        if shown:
+            log.error("hidden check %s of %s shows %s in its message", check.id, exercise.slug, "; ".join(shown))
+            verdict = Verdict(Status.FAIL, Reason.WRONG_ANSWER, verdicts.withheld_message())
+            return _Checked(verdict, hint, symptom=failed.symptom, withheld=failed.message)  # type: ignore[arg-type]
+        return _Checked(verdict, hint, symptom=failed.symptom)  # type: ignore[arg-type]
     except SolutionRaised as exc:
         # No hint of the check's for an exception: only a known mistake that raises the same names one.
         verdict = verdicts.raised(exc, _current_call(student), limits, public=public)
         location = Location(line=exc.line) if exc.line else None
-        return verdict, None, _public_details(student, None, None) if public else None, location, None
+        return _Checked(verdict, details=_public_details(student, None, None) if public else None, location=location)
     except CallRefused as refused:
-        return verdicts.refused_after_timeout(refused.function, refused.timed_out_in), None, None, None, None
+        return _Checked(verdicts.refused_after_timeout(refused.function, refused.timed_out_in))
     except UnsupportedValue as exc:
-        return verdicts.unsupported(_current_call(student), exc.detail if public else None), None, None, None, None
+        return _Checked(verdicts.unsupported(_current_call(student), exc.detail if public else None))
     except RunnerDied as died:
         if died.ending is Ending.STOPPED:
-            verdict = Verdict(Status.ERROR, Reason.STOPPED, verdicts.stopped_during(), ends_run=True)
-            return verdict, None, None, None, None
-        return verdicts.died(died, f"during {_current_call(student)}", limits, public=public), None, None, None, None
+            return _Checked(Verdict(Status.ERROR, Reason.STOPPED, verdicts.stopped_during(), ends_run=True))
+        return _Checked(verdicts.died(died, f"during {_current_call(student)}", limits, public=public))
     except _LoadFailed as failure:  # a restart after a crash failed to load again
-        return Verdict(Status.ERROR, failure.reason, failure.message, ends_run=True), None, None, None, None
+        return _Checked(Verdict(Status.ERROR, failure.reason, failure.message, ends_run=True))
     except Exception as exc:  # noqa: BLE001  (a bug in the check itself; never the student's fault)
-        return verdicts.check_bug(exc, cap_text(str(exc), 300) or ""), None, None, None, None
+        return _Checked(verdicts.check_bug(exc, cap_text(str(exc), 300) or ""))
 
 
 def _current_call(student: Student) -> str:

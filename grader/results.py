@@ -100,10 +100,17 @@ class CheckResult(BaseModel):
     hidden_output: str | None = Field(
         None, description="What the solution printed during a hidden check: for instructors, never sent to students."
     )
+    withheld_message: str | None = Field(
+        None,
+        description="A hidden check's own message that showed the check's values: withheld from the student (who "
+        "reads a plain one), kept for instructors and the exercise's author.",
+    )
 
     def for_student(self) -> CheckResult:
-        """This check as the student may see it (hidden checks' output left out)."""
-        return self if self.hidden_output is None else self.model_copy(update={"hidden_output": None})
+        """This check as the student may see it: without what hidden checks printed or withheld (for instructors)."""
+        if self.hidden_output is None and self.withheld_message is None:
+            return self
+        return self.model_copy(update={"hidden_output": None, "withheld_message": None})
 
 
 class GradeResult(BaseModel):
@@ -151,6 +158,7 @@ def _student_check(test: Any) -> Any:
     shown = {key: value for key, value in test.items() if key != "printed_lines"}
     if "printed_lines" in test:
         shown["printed"] = bool(test["printed_lines"])
-    if shown.get("hidden_output"):
-        shown["hidden_output"] = None
+    for instructors_only in ("hidden_output", "withheld_message"):
+        if shown.get(instructors_only):
+            shown[instructors_only] = None
     return shown

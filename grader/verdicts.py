@@ -311,6 +311,11 @@ def hidden_output_note(outcome: CheckResult) -> str:
     return f"[printed during the hidden check “{outcome.name}”: not shown]\n"
 
 
+def withheld_message() -> str:
+    """A hidden check's message in place of one of the exercise's that would have shown the check's values."""
+    return "Your answer differs from the expected one (the details are not shown: this check is hidden)."
+
+
 def all_passed(count: int) -> str:
     return f"All {count} checks passed."
 

@@ -4,8 +4,9 @@ An exercise is sound when it loads, its statement renders (every math span types
 reference solution passes every check, its try example (what "Try it" starts with) runs on the
 reference, its starter does not pass, and every known-wrong solution (mutant) fails, is caught by
 the checks it names and is named as its own mistake (so a student making it is told so, with its
-hint). All solutions run through the real grader, the try example through the real "Try it". A
-check that crashes is reported with its traceback, which students never see.
+hint), and no hidden check's message shows the check's inputs or expected values on any of them.
+All solutions run through the real grader, the try example through the real "Try it". A check
+that crashes is reported with its traceback, which students never see.
 """
 
 from __future__ import annotations
@@ -66,9 +67,11 @@ def verify_exercise(
             starter.duration_ms / 1000,
         )
     )
+    graded = [("the starter", starter)]
     for name, path in exercise.mutant_paths().items():  # a diff's, applied
         spec = exercise.config.mutants[name]
         result, crashes = _graded(exercise, path.read_text(encoding="utf-8"), jailed)
+        graded.append((f"mutant {name}", result))
         failing = {t.id for t in result.failing()}
         problems = []
         if result.status is Status.PASS:
@@ -92,7 +95,22 @@ def verify_exercise(
                 result.duration_ms / 1000,
             )
         )
+    findings.append(_hidden_checks_hide(exercise, graded))
     return findings
+
+
+def _hidden_checks_hide(exercise: Exercise, graded: list[tuple[str, GradeResult]]) -> Finding:
+    """No hidden check's message shows its values, on the starter or any mutant (the grader withholds those)."""
+    shown = [
+        f"check {t.id}, on {who}: {t.withheld_message}"
+        for who, result in graded
+        for t in result.tests
+        if t.withheld_message
+    ]
+    message = "\n".join(shown[:5]) + (f"\n… and {len(shown) - 5} more" if len(shown) > 5 else "")
+    if shown:
+        message += "\nsay what differs without the values (the expect_* helpers do), and name cases, not inputs"
+    return Finding(exercise.slug, "hidden checks' messages show none of their values", not shown, message, 0.0)
 
 
 def _statement(exercise: Exercise, math: list[str] | None) -> Finding:

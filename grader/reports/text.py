@@ -18,6 +18,10 @@ def print_result(result: GradeResult, console: Console) -> None:
         console.print(f"{mark} {escape(test.name)}")
         if test.message:
             console.print("    " + escape(test.message).replace("\n", "\n    "))
+        if test.withheld_message:
+            # The command line is the author's view: what the exercise tried to say, and why it was not said.
+            text = escape(test.withheld_message).replace("\n", "\n    ")
+            console.print(f"    [red]withheld (it shows this hidden check's values):[/] {text}")
         if test.hint:
             console.print(f"    [yellow]hint:[/] {escape(test.hint)}")
         for key, value in (test.details or {}).items():
@@ -27,7 +31,7 @@ def print_result(result: GradeResult, console: Console) -> None:
         elif test.hidden_output:
             # The command line is the instructor's view: a hidden check's output is shown, and said to be hidden.
             text = escape(test.hidden_output.rstrip()).replace("\n", "\n    ")
-            console.print("    [dim]output (hidden check: students see only the line count):[/] " + text)
+            console.print("    [dim]output (hidden check: students see only that it printed):[/] " + text)
     if result.mistake is not None:
         console.print(f"[bold yellow]Most likely mistake:[/] {escape(result.mistake.mistake)}")
         if result.mistake.hint:
