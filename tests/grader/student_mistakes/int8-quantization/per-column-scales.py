@@ -1,5 +1,5 @@
 """Mistake: per-channel takes one scale per column (max over axis 0) instead of one per row.
-Expect: per-channel scales are per column; a row is one output channel (max over axis 1, scale of shape (rows, 1)).
+Expect: the per-channel scales were taken per column; a row is one output channel (max over axis 1, shape (rows, 1)).
 """
 
 import numpy as np
