@@ -96,6 +96,9 @@ class Submission(Base):
     kind: Mapped[str] = mapped_column(String(8), default="grade", server_default="grade")
     #: For a try, what the learner typed: Python run in the sandbox next to solution.py.
     inputs: Mapped[str | None] = mapped_column(Text, default=None)
+    #: When the run was credited to its learner, if not when it was made: a run moved from an anonymous
+    #: learner into an account counts from the move (courses judge "late" by it, see app.courses.runs).
+    credited_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
 
 
 class SubmissionEvent(Base):

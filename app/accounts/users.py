@@ -11,7 +11,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.accounts.passwords import Passwords, password_problem
-from app.models import AuthSession, Learner, Progress, Role, Submission, User
+from app.models import AuthSession, Learner, Progress, Role, Submission, User, utcnow
 from app.submissions import as_utc
 
 #: Deliberately loose: the address only has to look like one (there is no mail server to confirm it).
@@ -157,8 +157,10 @@ def move_learner(session: Session, source: str, target: str) -> int:
     """
     if session.scalars(select(User.id).where(User.learner_id == source)).first() is not None:
         return 0
+    # Credited at the move: for a course, a run counts from when it reached this account, not from when it
+    # was made on a browser anyone may have used (a solve before a due date, moved in after it, is late).
     moved = session.execute(
-        update(Submission).where(Submission.learner_id == source).values(learner_id=target)
+        update(Submission).where(Submission.learner_id == source).values(learner_id=target, credited_at=utcnow())
     ).rowcount
     theirs = {p.exercise: p for p in session.scalars(select(Progress).where(Progress.learner_id == target))}
     for mine in session.scalars(select(Progress).where(Progress.learner_id == source)).all():

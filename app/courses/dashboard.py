@@ -19,8 +19,8 @@ class Cell:
 
     attempts: int = 0
     solved: bool = False
-    solved_at: datetime | None = None  # when the first run that passes now was sent
-    late: bool = False
+    solved_at: datetime | None = None  # when the earliest credited run that passes now counts from
+    late: bool = False  # solved, and no passing run counts from before the due date
     best_points: float = 0.0
     max_points: float = 0.0
     last_activity: datetime | None = None
@@ -31,17 +31,18 @@ class Cell:
 
 
 def cell(runs: list[Run], due: datetime | None) -> Cell:
-    """A student's runs on one exercise (oldest first) summed up."""
+    """A student's runs on one exercise (oldest first) summed up; "late" judged by when each run counts."""
     if not runs:
         return Cell()
-    first_pass = next((run for run in runs if run.passed), None)
+    # The pass credited first, not the one made first: a run moved into the account counts from the move.
+    first_pass = min((run for run in runs if run.passed), key=lambda run: run.credited_at, default=None)
     finished = [run.current for run in runs if run.current.finished]
     best = max(finished, key=lambda v: v.points, default=None)
     return Cell(
         attempts=len(runs),
         solved=first_pass is not None,
-        solved_at=first_pass.created_at if first_pass else None,
-        late=first_pass is not None and due is not None and first_pass.created_at > due,
+        solved_at=first_pass.credited_at if first_pass else None,
+        late=first_pass is not None and due is not None and first_pass.credited_at > due,
         best_points=best.points if best else 0.0,
         max_points=max((v.max_points for v in finished), default=0.0),
         last_activity=runs[-1].created_at,

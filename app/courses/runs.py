@@ -1,7 +1,11 @@
-"""The runs of a course's students on its exercises, each with its current verdict.
+"""The runs of a course's students on its exercises, each with its current verdict and when it counts.
 
 A run's current verdict is the newest finished regrade of it (``mlkata regrade``) or, without one,
-its own; the verdict it had before stays beside it. Attempts count only what students sent.
+its own; the verdict it had before stays beside it. A run the learner stopped keeps "stopped": a
+regrade never turns it into a verdict it was not allowed to reach. Attempts count only what students sent.
+
+A run counts for a course (due dates, "late") from when it reached the server for the student's
+account: when it was sent, or, for a run made without an account and moved into one, when it moved.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app.models import Submission, SubmissionKind, SubmissionStatus
 from app.submissions import as_utc
+from grader.results import Reason
 
 _FINISHED = [SubmissionStatus.PASS.value, SubmissionStatus.FAIL.value, SubmissionStatus.ERROR.value]
 
@@ -31,10 +36,15 @@ class Verdict:
     version: str | None
     finished_at: datetime | None
     result: dict[str, Any] | None
+    reason: str | None = None
 
     @property
     def finished(self) -> bool:
         return self.status in _FINISHED
+
+    @property
+    def stopped(self) -> bool:
+        return self.reason == Reason.STOPPED.value
 
 
 @dataclass(frozen=True)
@@ -47,10 +57,18 @@ class Run:
     created_at: datetime
     original: Verdict
     regrade: Verdict | None  # the newest finished regrade, if any
+    moved_at: datetime | None = None  # when it moved from an anonymous learner into the account, if it did
+
+    @property
+    def credited_at(self) -> datetime:
+        """When the run counts for the account: its move into the account, or when it was sent."""
+        return self.moved_at or self.created_at
 
     @property
     def current(self) -> Verdict:
-        return self.regrade if self.regrade is not None else self.original
+        if self.original.stopped or self.regrade is None:
+            return self.original
+        return self.regrade
 
     @property
     def passed(self) -> bool:
@@ -69,6 +87,7 @@ def load_runs(
         Submission.learner_id,
         Submission.exercise,
         Submission.created_at,
+        Submission.credited_at,
         Submission.status,
         Submission.finished_at,
         Submission.exercise_version,
@@ -97,7 +116,15 @@ def load_runs(
         elif verdict.finished:
             regrades[row.regrade_of] = verdict  # oldest first, so the newest wins
     return [
-        Run(row.id, row.learner_id, row.exercise, as_utc(row.created_at), verdict, regrades.get(row.id))
+        Run(
+            row.id,
+            row.learner_id,
+            row.exercise,
+            as_utc(row.created_at),
+            verdict,
+            regrades.get(row.id),
+            moved_at=as_utc(row.credited_at) if row.credited_at else None,
+        )
         for row, verdict in originals
     ]
 
@@ -107,4 +134,6 @@ def _verdict(row: Any, *, keep_result: bool) -> Verdict:
     got = float(result.get("points") or 0) if result else 0.0
     most = float(result.get("max_points") or 0) if result else 0.0
     finished_at = as_utc(row.finished_at) if row.finished_at else None
-    return Verdict(row.id, row.status, got, most, row.exercise_version, finished_at, result if keep_result else None)
+    reason = str(result.get("reason")) if result and result.get("reason") else None
+    kept = result if keep_result else None
+    return Verdict(row.id, row.status, got, most, row.exercise_version, finished_at, kept, reason)
