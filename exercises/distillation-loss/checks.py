@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from grader.checks import Student, check, describe, fail
+from grader.checks import Student, check, describe, expect_float, fail
 
 Case = tuple[np.ndarray, np.ndarray, float]
 
@@ -40,29 +40,27 @@ def random_case(rng: np.random.Generator, n: int, C: int, T: float, spread: floa
 
 
 def label(case: Case) -> str:
+    """The case's shape and how its temperature compares with 1: never the temperature itself."""
     student, _, T = case
-    return f"n={student.shape[0]}, C={student.shape[1]}, T={T}"
+    softening = "below 1" if T < 1 else "above 1" if T > 1 else "of 1"
+    return f"a ({student.shape[0]}, {student.shape[1]}) batch, a temperature {softening}"
 
 
 # --------------------------------------------------------------------------- comparing
 
 
 def expect_loss(got: Any, want: float, *, what: str) -> None:
-    """A float (Python or numpy), finite, close to ``want``."""
+    """One float (Python or numpy, not an array), close to ``want``."""
     if isinstance(got, bool) or not isinstance(got, (float, np.floating)):
         fail(f"{what} should be a float, got {describe(got)}", hint="scalar", expected=want, got=got)
-    value = float(got)
-    if not np.isfinite(value):
-        fail(f"{what} is {value} where {want:.8g} was expected (inf or nan: an overflow, or the log of 0?)",
-             hint=None, expected=want, got=got)  # fmt: skip
-    if not np.isclose(value, want, rtol=1e-7, atol=1e-10):
-        fail(f"{what}: expected {want:.8g}, got {value:.8g}", hint=None, expected=want, got=got)
+    expect_float(got, want, what=what, rtol=1e-7, atol=1e-10, hint="scalar")
 
 
 def check_cases(student: Student, cases: list[Case], where: str) -> None:
+    """Every case in one crossing; each named by its number and shape, not its inputs."""
     results = student.distillation_loss.each(cases)
-    for case, got in zip(cases, results, strict=True):
-        expect_loss(got, expected_loss(*case), what=f"the loss ({where}: {label(case)})")
+    for n, (case, got) in enumerate(zip(cases, results, strict=True), start=1):
+        expect_loss(got, expected_loss(*case), what=f"the loss ({where} {n} of {len(cases)}: {label(case)})")
 
 
 # --------------------------------------------------------------------------- the checks
@@ -104,7 +102,7 @@ def random_batches(student: Student) -> None:
 def many_temperatures(student: Student) -> None:
     rng = np.random.default_rng(3)
     student_logits, teacher, _ = random_case(rng, 5, 8, 1.0, spread=4.0)
-    check_cases(student, [(student_logits, teacher, T) for T in (0.25, 0.8, 1.0, 3.0, 7.0, 20.0)], "one batch")
+    check_cases(student, [(student_logits, teacher, T) for T in (0.25, 0.8, 1.0, 3.0, 7.0, 20.0)], "temperature")
 
 
 @check("Zero loss when the student agrees with the teacher; rows of zeros")
@@ -122,7 +120,7 @@ def agreement_and_zeros(student: Student) -> None:
     ]
     labels = ["same logits", "rows shifted", "all zeros", "one class", "teacher all zeros", "student all zeros"]
     for case, what, got in zip(cases, labels, student.distillation_loss.each(cases), strict=True):
-        expect_loss(got, expected_loss(*case), what=f"the loss ({what}: {label(case)})")
+        expect_loss(got, expected_loss(*case), what=f"the loss ({what}, {label(case)})")
 
 
 @check("Large logits: exp() of them overflows", hint="stable")
@@ -133,7 +131,7 @@ def large_logits(student: Student) -> None:
         teacher = 1000.0 * T + rng.normal(size=(n, C)) * 2  # around 1000 after dividing by T
         student_logits = 1200.0 * T + rng.normal(size=(n, C)) * 2
         cases.append((student_logits, teacher, T))
-    check_cases(student, cases, "logits near 1000·T")
+    check_cases(student, cases, "logits in the thousands, case")
 
 
 @check("Probabilities far too small for float64", hint="log-softmax")
@@ -153,7 +151,7 @@ def tiny_probabilities(student: Student) -> None:
     mixed_teacher = np.vstack([rng.normal(size=(1, 4)) * 3000, rng.normal(size=(1, 4)) * 0.5, [[0.0, 0, 0, 0]]])
     mixed_student = np.vstack([rng.normal(size=(1, 4)) * 0.5, rng.normal(size=(1, 4)) * 3000, [[1.0, 2, 3, 4]]])
     cases.append((mixed_student, mixed_teacher, 2.0))
-    check_cases(student, cases, "huge spreads")
+    check_cases(student, cases, "huge spreads, case")
 
 
 @check("The logits are left unchanged", hint="no-mutation")
@@ -165,8 +163,8 @@ def inputs_unchanged(student: Student) -> None:
     first, second = student.distillation_loss.each([case, case])
     floats = all(isinstance(v, (float, np.floating)) and not isinstance(v, bool) for v in (first, second))
     if floats and not np.isclose(float(first), float(second), rtol=1e-12, atol=0, equal_nan=True):
-        fail(f"two calls with the same logits and T = 3 gave {float(first):.8g} and then {float(second):.8g}: "
-             "the first call changed the logits it was given")  # fmt: skip
+        fail("two calls with the same logits and temperature gave different losses: the first call changed the "
+             "logits it was given")  # fmt: skip
     want = expected_loss(*case)
     expect_loss(first, want, what="the loss, first of two calls with the same logits")
     expect_loss(second, want, what="the loss, second of two calls with the same logits")
