@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from grader.checks import Student, check, describe, expect_array, expect_sequence, fail
+from grader.checks import Student, check, describe, expect_array, expect_float, expect_sequence, fail
 
 # --------------------------------------------------------------------------- independent reference
 
@@ -61,22 +61,18 @@ def random_matrix(rng: np.random.Generator, rows: int, cols: int) -> np.ndarray:
 
 
 def expect_q(got: Any, want: np.ndarray, *, what: str) -> None:
-    if isinstance(got, np.ndarray) and got.shape == want.shape and got.dtype != np.int8:
-        fail(f"{what} should have dtype int8, got {describe(got)}", hint="form")
-    expect_array(got, want, what=what, rtol=0, atol=0, hint="form")
+    expect_array(got, want, what=what, dtype=np.int8, exact=True, hint="form")
 
 
 def expect_scale(got: Any, want: np.ndarray, *, what: str) -> None:
-    if isinstance(got, np.ndarray) and got.shape == want.shape and got.dtype != np.float64:
-        fail(f"{what} should have dtype float64, got {describe(got)}", hint="form")
-    expect_array(got, want, what=what, rtol=1e-9, atol=0, hint="form")
+    expect_array(got, want, what=what, dtype=np.float64, rtol=1e-9, atol=0, hint="form")
 
 
-def expect_float(got: Any, want: float, *, what: str) -> None:
+def expect_error(got: Any, want: float, *, what: str) -> None:
+    """A Python or numpy float (not a 0-d array), close to ``want``."""
     if isinstance(got, bool) or not isinstance(got, (float, np.floating)):
         fail(f"{what} should be a float, got {describe(got)}", hint="form", expected=want, got=got)
-    if not np.isclose(float(got), want, rtol=1e-9, atol=1e-15):
-        fail(f"{what}: expected {want:.9g}, got {float(got):.9g}", hint=None, expected=want, got=got)
+    expect_float(got, want, what=what, rtol=1e-9, atol=1e-15, hint="form")
 
 
 def quantize_and_compare(student: Student, cases: list[tuple[np.ndarray, bool, str]]) -> None:
@@ -95,7 +91,7 @@ def errors_and_compare(student: Student, cases: list[tuple[np.ndarray, bool, str
     results = student.quantization_error.each([(w, per_channel) for w, per_channel, _ in cases])
     for (w, per_channel, label), got in zip(cases, results, strict=True):
         mode = "per-channel" if per_channel else "per-tensor"
-        expect_float(got, expected_error(w, per_channel), what=f"quantization_error ({label}, {mode})")
+        expect_error(got, expected_error(w, per_channel), what=f"quantization_error ({label}, {mode})")
 
 
 WORKED = np.array([[63.5, -10.0, 3.0, 0.0], [-31.75, 0.625, 0.375, 5.0], [0.0, 0.0, 0.0, 0.0]])
