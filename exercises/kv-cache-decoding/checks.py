@@ -264,20 +264,22 @@ def caches_out_of_order(student: Student) -> None:
 
 @check("kv_cache_bytes on the statement's examples", public=True, hint="cache-formula")
 def cache_bytes_examples(student: Student) -> None:
-    cases = [((32, 32, 128, 8192, 2), 4 * 2**30), ((32, 8, 128, 8192, 2), 2**30)]
-    for (args, want), got in zip(cases, student.kv_cache_bytes.each([args for args, _ in cases]), strict=True):
-        expect_integer(got, want, what=f"kv_cache_bytes{args}", hint="integers")
+    cases = [((32, 32, 128, 8192, 2), 4 * 2**30, "G = 32"), ((32, 8, 128, 8192, 2), 2**30, "G = 8")]
+    results = student.kv_cache_bytes.each([args for args, *_ in cases])
+    for (_, want, heads), got in zip(cases, results, strict=True):
+        expect_integer(got, want, what=f"kv_cache_bytes, the statement's example with {heads}", hint="integers")
 
 
 @check("kv_cache_bytes is exact for other sizes, small and huge", hint="integers")
 def cache_bytes_exact(student: Student) -> None:
-    cases = [
-        (1, 1, 1, 1, 1),
-        (80, 8, 128, 32768, 2),
-        (61, 3, 96, 10**6 + 7, 1),
-        (126, 8, 128, 10**15 + 1, 2),  # beyond 2**63: int64 overflows, float64 rounds
+    named = [
+        ((1, 1, 1, 1, 1), "the smallest cache"),
+        ((80, 8, 128, 32768, 2), "a large model's cache"),
+        ((61, 3, 96, 10**6 + 7, 1), "odd sizes"),
+        ((126, 8, 128, 10**15 + 1, 2), "more bytes than int64 can count"),  # beyond 2**63: float64 rounds too
     ]
-    for args, got in zip(cases, student.kv_cache_bytes.each(cases), strict=True):
+    cases = [args for args, _ in named]
+    for n, ((args, name), got) in enumerate(zip(named, student.kv_cache_bytes.each(cases), strict=True), start=1):
         n_layers, n_kv_heads, head_dim, n_tokens, bytes_per_value = args
         want = 2 * n_layers * n_kv_heads * head_dim * n_tokens * bytes_per_value
-        expect_integer(got, want, what=f"kv_cache_bytes{args}", hint="integers")
+        expect_integer(got, want, what=f"kv_cache_bytes, case {n} of {len(named)} ({name})", hint="integers")
