@@ -72,12 +72,8 @@ def quantize_and_compare(student: Student, cases: list[tuple[np.ndarray, str]]) 
     for (x, label), result in zip(cases, results, strict=True):
         q, scale = expect_sequence(result, 2, what=f"quantize_rows's return value ({label})", hint="form")
         want_q, want_scale = expected_rows(x)
-        if isinstance(scale, np.ndarray) and scale.shape == want_scale.shape and scale.dtype != np.float64:
-            fail(f"scale ({label}) should have dtype float64, got {describe(scale)}", hint="form")
-        expect_array(scale, want_scale, what=f"scale ({label})", rtol=1e-9, atol=0, hint="form")
-        if isinstance(q, np.ndarray) and q.shape == want_q.shape and q.dtype != np.int8:
-            fail(f"q ({label}) should have dtype int8, got {describe(q)}", hint="form")
-        expect_array(q, want_q, what=f"q ({label})", rtol=0, atol=0, hint="form")
+        expect_array(scale, want_scale, what=f"scale ({label})", dtype=np.float64, rtol=1e-9, atol=0, hint="form")
+        expect_array(q, want_q, what=f"q ({label})", dtype=np.int8, exact=True, hint="form")
 
 
 def attend_and_compare(student: Student, cases: list[tuple[tuple[np.ndarray, ...], str]]) -> None:
@@ -85,9 +81,7 @@ def attend_and_compare(student: Student, cases: list[tuple[tuple[np.ndarray, ...
     results = student.int8_cache_attend.each([args for args, _ in cases])
     for (args, label), got in zip(cases, results, strict=True):
         want = expected_attend(*args)
-        if isinstance(got, np.ndarray) and got.shape == want.shape and got.dtype != np.float64:
-            fail(f"out ({label}) should have dtype float64, got {describe(got)}", hint="form")
-        expect_array(got, want, what=f"out ({label})", rtol=1e-7, atol=1e-12, hint="form")
+        expect_array(got, want, what=f"out ({label})", dtype=np.float64, rtol=1e-7, atol=1e-12, hint="form")
 
 
 WORKED_K = np.array([[1.27, -0.383], [0.0, 0.0], [-0.5, 2.54]])
@@ -108,9 +102,10 @@ def worked_example(student: Student) -> None:
 
 @check("The statement's cache sizes", public=True, hint="bytes-formula")
 def cache_bytes_examples(student: Student) -> None:
-    cases = [((32, 32, 128, 4096, 2), 1_090_519_040), ((32, 8, 128, 4096, 2), 272_629_760)]
-    for (args, want), got in zip(cases, student.int8_cache_bytes.each([args for args, _ in cases]), strict=True):
-        expect_integer(got, want, what=f"int8_cache_bytes{args}", hint="integers")
+    cases = [((32, 32, 128, 4096, 2), 1_090_519_040, "G = 32"), ((32, 8, 128, 4096, 2), 272_629_760, "G = 8")]
+    results = student.int8_cache_bytes.each([args for args, *_ in cases])
+    for (_, want, heads), got in zip(cases, results, strict=True):
+        expect_integer(got, want, what=f"int8_cache_bytes, the statement's example with {heads}", hint="integers")
 
 
 @check("Shapes and dtypes: q int8 (t, d), scale float64 (t, 1), out float64 (d,)", hint="form")
@@ -139,7 +134,7 @@ def quantize_ties(student: Student) -> None:
     rows = []
     for s, sign in ((0.25, 1.0), (2.0**-12, -1.0), (8.0, -1.0), (1.0, 1.0)):
         rows.append(np.concatenate([[sign * 127 * s], halves * s, -halves * s]))
-    quantize_and_compare(student, [(np.array(rows), "ties, rows with scales 1/4, 1/4096, 8 and 1")])
+    quantize_and_compare(student, [(np.array(rows), "ties, four rows with scales that are powers of two")])
 
 
 @check("Rows of zeros get the scale 1, and an empty cache quantizes to empty arrays", hint="zero-scale")
@@ -216,13 +211,14 @@ def inputs_unchanged(student: Student) -> None:
 
 @check("int8_cache_bytes is exact for other sizes, small and huge", hint="integers")
 def cache_bytes_exact(student: Student) -> None:
-    cases = [
-        (1, 1, 1, 1, 1),
-        (80, 8, 128, 32768, 4),
-        (61, 3, 96, 10**6 + 7, 2),
-        (126, 8, 128, 10**13 + 1, 2),  # beyond 2**53, where float64 rounds, and within int64
+    named = [
+        ((1, 1, 1, 1, 1), "the smallest cache"),
+        ((80, 8, 128, 32768, 4), "a large model's cache"),
+        ((61, 3, 96, 10**6 + 7, 2), "odd sizes"),
+        ((126, 8, 128, 10**13 + 1, 2), "more bytes than float64 can count exactly"),  # beyond 2**53, within int64
     ]
-    for args, got in zip(cases, student.int8_cache_bytes.each(cases), strict=True):
+    cases = [args for args, _ in named]
+    for n, ((args, name), got) in enumerate(zip(named, student.int8_cache_bytes.each(cases), strict=True), start=1):
         n_layers, n_kv_heads, head_dim, n_tokens, scale_bytes = args
         want = n_tokens * (head_dim + scale_bytes) * n_kv_heads * n_layers * 2
-        expect_integer(got, want, what=f"int8_cache_bytes{args}", hint="integers")
+        expect_integer(got, want, what=f"int8_cache_bytes, case {n} of {len(named)} ({name})", hint="integers")
