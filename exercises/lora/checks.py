@@ -46,8 +46,9 @@ def random_case(rng: np.random.Generator, batch: int, n_in: int, n_out: int, r: 
 
 
 def label(case: Case, *, batch: bool = True) -> str:
-    x, w, a, _, alpha = case
-    sizes = f"in={w.shape[1]}, out={w.shape[0]}, r={a.shape[0]}, alpha={alpha}"
+    """The case's sizes: never alpha, a value of the hidden inputs."""
+    x, w, a, _, _ = case
+    sizes = f"in={w.shape[1]}, out={w.shape[0]}, r={a.shape[0]}"
     return f"batch={x.shape[0]}, {sizes}" if batch else sizes
 
 
@@ -65,14 +66,16 @@ def expect_float64(got: Any, want: Any, *, what: str) -> None:
 
 def check_forward(student: Student, cases: list[Case], where: str) -> None:
     results = student.lora_forward.each(cases)
-    for case, got in zip(cases, results, strict=True):
-        expect_float64(got, forward(*case), what=f"y ({where}: {label(case)})")
+    for n, (case, got) in enumerate(zip(cases, results, strict=True), start=1):
+        expect_float64(got, forward(*case), what=f"y ({where} {n} of {len(cases)}: {label(case)})")
 
 
 def check_merge(student: Student, cases: list[Case], where: str) -> None:
     results = student.lora_merge.each([case[1:] for case in cases])
-    for case, got in zip(cases, results, strict=True):
-        expect_float64(got, merged(*case[1:]), what=f"w_merged ({where}: {label(case, batch=False)})")
+    for n, (case, got) in enumerate(zip(cases, results, strict=True), start=1):
+        expect_float64(
+            got, merged(*case[1:]), what=f"w_merged ({where} {n} of {len(cases)}: {label(case, batch=False)})"
+        )
 
 
 # --------------------------------------------------------------------------- the checks
@@ -118,7 +121,7 @@ def forward_shapes(student: Student) -> None:
         random_case(rng, 6, 9, 5, 2, 1.0),
         random_case(rng, 3, 12, 8, 8, 32),
     ]
-    check_forward(student, cases, "forward")
+    check_forward(student, cases, "case")
 
 
 @check("lora_merge for many shapes, ranks and scales")
@@ -132,7 +135,7 @@ def merge_shapes(student: Student) -> None:
         random_case(rng, 1, 9, 5, 2, 1.0),
         random_case(rng, 1, 12, 8, 8, 32),
     ]
-    check_merge(student, cases, "merge")
+    check_merge(student, cases, "case")
 
 
 @check("Square layers (out = in), where a transposed matrix has the right shape")
