@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from grader.checks import Student, check, describe, expect_array, expect_sequence, fail
+from grader.checks import Student, check, describe, expect_array, expect_float, expect_sequence, fail
 
 # --------------------------------------------------------------------------- independent reference
 
@@ -71,10 +71,10 @@ def compare_all(student: Student, cases: list[tuple[np.ndarray, int, np.ndarray,
 
 
 def expect_ratio(got: Any, want: float, what: str) -> None:
+    """A Python or numpy float (not a 0-d array), close to ``want``."""
     if isinstance(got, bool) or not isinstance(got, (float, np.floating)):
         fail(f"{what} should be a float, got {describe(got)}", hint="ratio-float", expected=want, got=got)
-    if not np.isclose(float(got), want, rtol=1e-12, atol=0):
-        fail(f"{what}: expected {want:.12g}, got {float(got):.12g}", hint=None, expected=want, got=got)
+    expect_float(got, want, what=what, rtol=1e-12, atol=0, hint="ratio-float")
 
 
 WORKED = np.array([[3.0, 1.0], [1.0, 3.0], [0.0, 0.0]])
@@ -90,7 +90,7 @@ def worked_example(student: Student) -> None:
         (WORKED, 2, WORKED, "worked example"),
     ]
     compare_all(student, cases)
-    expect_ratio(student.compression_ratio(3, 2, 1), 1.2, "compression_ratio(3, 2, 1)")
+    expect_ratio(student.compression_ratio(3, 2, 1), 1.2, "compression_ratio of the worked example")
 
 
 @check("A has shape (m, rank) and B (rank, n), both float64", hint="shape")
@@ -180,14 +180,28 @@ def input_unchanged(student: Student) -> None:
 
 @check("compression_ratio on the statement's layers", public=True, hint="ratio")
 def ratio_examples(student: Student) -> None:
-    cases = [((4096, 4096, 64), 32.0), ((4096, 11008, 128), 45088768 / 1933312), ((3, 2, 1), 1.2)]
-    for (args, want), got in zip(cases, student.compression_ratio.each([args for args, _ in cases]), strict=True):
-        expect_ratio(got, want, f"compression_ratio{args}")
+    cases = [
+        ((4096, 4096, 64), 32.0, "a 4096 × 4096 layer at rank 64"),
+        ((4096, 11008, 128), 45088768 / 1933312, "a 4096 × 11008 layer at rank 128"),
+        ((3, 2, 1), 1.2, "the worked example"),
+    ]
+    results = student.compression_ratio.each([args for args, *_ in cases])
+    for (_, want, layer), got in zip(cases, results, strict=True):
+        expect_ratio(got, want, f"compression_ratio of {layer}")
 
 
 @check("compression_ratio for other sizes, below and above 1", hint="ratio")
 def ratio_values(student: Student) -> None:
-    cases = [(1, 1, 1), (10, 20, 3), (20, 10, 3), (64, 64, 64), (768, 3072, 700), (50257, 768, 32), (10**6, 3, 2)]
-    for args, got in zip(cases, student.compression_ratio.each(cases), strict=True):
+    named = [
+        ((1, 1, 1), "the smallest matrix"),
+        ((10, 20, 3), "a wide matrix"),
+        ((20, 10, 3), "a tall matrix"),
+        ((64, 64, 64), "a square matrix at full rank"),
+        ((768, 3072, 700), "a rank close to the matrix's size"),
+        ((50257, 768, 32), "an embedding table"),
+        ((10**6, 3, 2), "a very tall, thin matrix"),
+    ]
+    cases = [args for args, _ in named]
+    for n_case, ((args, name), got) in enumerate(zip(named, student.compression_ratio.each(cases), strict=True), 1):
         m, n, rank = args
-        expect_ratio(got, (m / rank) * (n / (m + n)), f"compression_ratio{args}")
+        expect_ratio(got, (m / rank) * (n / (m + n)), f"compression_ratio, case {n_case} of {len(named)} ({name})")
