@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from grader.checking import values_shown
 from grader.checks import Student, check, describe, expect_array, expect_sequence, fail
 
 # --------------------------------------------------------------------------- independent reference
@@ -44,28 +45,33 @@ def expected_mask(w: np.ndarray, sparsity: float, per_row: bool) -> np.ndarray:
 def expect_mask(got: Any, want: np.ndarray, *, what: str) -> None:
     if not isinstance(got, np.ndarray) or got.shape != want.shape or got.dtype != np.bool_:
         fail(f"{what} should be a bool array of shape {want.shape}, got {describe(got)}", hint="form")
-    if not np.array_equal(got, want):
-        wrong = np.argwhere(got != want)
-        first = tuple(int(i) for i in wrong[0])
-        kept, want_kept = int(got.sum()), int(want.sum())
-        fail(
-            f"{what} differs: first at index {first} (expected {bool(want[first])}, got {bool(got[first])}); "
-            f"{len(wrong)} of {want.size} entries differ; it keeps {kept} weights where {want_kept} should be kept",
-            hint=None, expected=want, got=got,
-        )  # fmt: skip
+    if np.array_equal(got, want):
+        return
+    wrong = np.argwhere(got != want)
+    first = tuple(int(i) for i in wrong[0])
+    # Which way the first entry is wrong is the kind of difference; its weight and the sparsity stay hidden.
+    way = "kept where it should be removed" if got[first] else "removed where it should be kept"
+    shown = f" (expected {bool(want[first])}, got {bool(got[first])})" if values_shown() else ""
+    fail(
+        f"{what} differs: first at index {first}{shown}, a weight {way}; {len(wrong)} of {want.size} entries "
+        f"differ; it keeps {int(got.sum())} weights where {int(want.sum())} should be kept",
+        hint=None, expected=want, got=got,
+    )  # fmt: skip
 
 
 def prune_and_compare(student: Student, cases: list[tuple[np.ndarray, float, bool, str]]) -> None:
-    """magnitude_prune on every case in one crossing; the mask first, then the pruned weights."""
+    """magnitude_prune on every case in one crossing; the mask first, then the pruned weights.
+
+    Each case is named by its label and number, not by its sparsity (a hidden input).
+    """
     results = student.magnitude_prune.each([(w, s, per_row) for w, s, per_row, _ in cases])
-    for (w, sparsity, per_row, label), result in zip(cases, results, strict=True):
-        what = f"{label}, sparsity {sparsity}, {'per row' if per_row else 'globally'}"
+    for n, ((w, sparsity, per_row, label), result) in enumerate(zip(cases, results, strict=True), start=1):
+        what = f"{label}, case {n} of {len(cases)}, {'per row' if per_row else 'globally'}"
         pruned, mask = expect_sequence(result, 2, what=f"magnitude_prune's return value ({what})", hint="form")
         want = expected_mask(w, sparsity, per_row)
         expect_mask(mask, want, what=f"mask ({what})")
-        if isinstance(pruned, np.ndarray) and pruned.shape == w.shape and pruned.dtype != np.float64:
-            fail(f"pruned ({what}) should have dtype float64, got {describe(pruned)}", hint="form")
-        expect_array(pruned, np.where(want, w, 0.0), what=f"pruned ({what})", rtol=0, atol=0, hint="form")
+        expect_array(pruned, np.where(want, w, 0.0), what=f"pruned ({what})", dtype=np.float64, exact=True,
+                     hint="form")  # fmt: skip
 
 
 WORKED = np.array([[0.5, -0.1, 0.3, -0.3, 0.05], [2.0, -1.0, 0.1, 0.0, -0.4]])
@@ -116,13 +122,13 @@ def count_rounds_down(student: Student) -> None:
     rng = np.random.default_rng(3)
     w = rng.normal(size=(4, 10))
     cases = [
-        (w, 0.33, True, "w of shape (4, 10), 3.3 per row"),  # ceil gives 4
-        (w, 0.37, True, "w of shape (4, 10), 3.7 per row"),  # round and ceil give 4
-        (w, 0.33, False, "w of shape (4, 10), 13.2 in all"),
-        (w, 0.29, False, "w of shape (4, 10), 11.6 in all"),
-        (w, 0.25, True, "w of shape (4, 10), 2.5 per row"),
-        (rng.normal(size=(4, 3)), 0.25, True, "w of shape (4, 3), 0.75 per row"),
-        (rng.normal(size=(3, 7)), 0.6, True, "w of shape (3, 7), 4.2 per row"),
+        (w, 0.33, True, "w of shape (4, 10), a count that is not whole"),  # ceil gives 4
+        (w, 0.37, True, "w of shape (4, 10), a count that is not whole"),  # round and ceil give 4
+        (w, 0.33, False, "w of shape (4, 10), a count that is not whole"),
+        (w, 0.29, False, "w of shape (4, 10), a count that is not whole"),
+        (w, 0.25, True, "w of shape (4, 10), a count ending in a half"),
+        (rng.normal(size=(4, 3)), 0.25, True, "w of shape (4, 3), a count below 1"),
+        (rng.normal(size=(3, 7)), 0.6, True, "w of shape (3, 7), a count that is not whole"),
     ]
     prune_and_compare(student, cases)
 
@@ -136,10 +142,10 @@ def ties(student: Student) -> None:
         (few_values, 0.3125, True, "weights of six values, (6, 40)"),
         (few_values, 0.546875, False, "weights of six values, (6, 40)"),
         (few_values, 0.125, False, "weights of six values, (6, 40)"),
-        (signs, 0.5, True, "one row of ±0.3"),
-        (signs, 0.25, False, "one row of ±0.3"),
-        (np.ones((3, 4)), 0.5, True, "all ones"),
-        (np.ones((3, 4)), 0.5, False, "all ones"),
+        (signs, 0.5, True, "one row of weights and their negatives"),
+        (signs, 0.25, False, "one row of weights and their negatives"),
+        (np.ones((3, 4)), 0.5, True, "all weights equal"),
+        (np.ones((3, 4)), 0.5, False, "all weights equal"),
     ]
     prune_and_compare(student, cases)
 
@@ -151,10 +157,10 @@ def edge_sparsities(student: Student) -> None:
     with_zeros = w.copy()
     with_zeros[[0, 2, 2, 4], [5, 0, 3, 1]] = 0.0
     cases = [
-        (w, 0.0, True, "w of shape (5, 6)"),
-        (w, 0.0, False, "w of shape (5, 6)"),
-        (w, 1.0, True, "w of shape (5, 6)"),
-        (w, 1.0, False, "w of shape (5, 6)"),
+        (w, 0.0, True, "w of shape (5, 6), sparsity 0"),
+        (w, 0.0, False, "w of shape (5, 6), sparsity 0"),
+        (w, 1.0, True, "w of shape (5, 6), sparsity 1"),
+        (w, 1.0, False, "w of shape (5, 6), sparsity 1"),
         (with_zeros, 0.2, True, "w with four zeros"),
         (with_zeros, 0.125, False, "w with four zeros"),
         (rng.normal(size=(7, 1)), 0.5, True, "a single column"),
