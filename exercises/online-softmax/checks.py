@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from grader.checks import Student, check, describe, expect_array, expect_dict, fail
+from grader.checks import Student, check, describe, expect_array, expect_dict, expect_float, fail
 
 State = dict[str, Any]
 
@@ -54,9 +54,7 @@ def expect_state(got: Any, want: State, what: str) -> None:
         fail(f'{what}: "acc" should be a float64 array of shape ({d},), as long as a row of values, got '
              f"{describe(acc)}", hint="state-form")  # fmt: skip
     for key in ("m", "l"):
-        value, expected = float(state[key]), want[key]
-        if not np.isclose(value, expected, rtol=1e-9, atol=1e-12):
-            fail(f'{what}: "{key}" should be {expected:.10g}, got {value:.10g}', hint=None, expected=want, got=got)
+        expect_float(state[key], want[key], what=f'{what}: "{key}"', rtol=1e-9, atol=1e-12, hint="state-form")
     expect_array(acc, want["acc"], what=f'{what}: "acc"', rtol=1e-9, atol=1e-12, hint="state-form")
 
 
