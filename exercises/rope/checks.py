@@ -53,7 +53,7 @@ def output_form(student: Student) -> None:
     x, positions = case(rng, 3, 6, 50)
     got = student.rope(x, positions, 10000.0)
     if not isinstance(got, np.ndarray) or got.shape != (3, 6) or got.dtype != np.float64:
-        fail(f"rope(x) for x of shape (3, 6) should return a float64 array of shape (3, 6), got {describe(got)}")
+        fail(f"the rotated x, for x of shape (3, 6), should be a float64 array of shape (3, 6), got {describe(got)}")
 
 
 @check("Many shapes and bases, d from 2 to 128", hint="form")
@@ -65,24 +65,24 @@ def many_shapes(student: Student) -> None:
         x, positions = case(rng, T, d, 2048)
         cases.append((x, positions, base))
     results = student.rope.each(cases)
-    for (x, positions, base), got in zip(cases, results, strict=True):
+    for n, ((x, positions, base), got) in enumerate(zip(cases, results, strict=True), start=1):
         T, d = x.shape
-        expect_rotated(got, x, positions, base, what=f"rope(x) for T={T}, d={d}, base={base:g}")
+        expect_rotated(got, x, positions, base, what=f"the rotated x, case {n} of {len(cases)} (T={T}, d={d})")
 
 
 @check("Positions that are not 0, 1, 2, …", hint="positions")
 def positions_given(student: Student) -> None:
     rng = np.random.default_rng(3)
     labelled = [
-        (np.array([0, 1, 2, 3, 0, 1, 2]), "two packed sequences, positions 0-3 then 0-2"),
-        (np.array([4095]), "one decoding step at position 4095"),
+        (np.array([0, 1, 2, 3, 0, 1, 2]), "two packed sequences, each starting at position 0"),
+        (np.array([4095]), "one decoding step at a far position"),
         (np.array([9, 8, 7, 6, 5]), "positions in decreasing order"),
         (np.array([3, 3, 3]), "one position repeated"),
-        (np.arange(100, 106), "a chunk starting at position 100"),
+        (np.arange(100, 106), "a chunk that does not start at position 0"),
     ]
     cases = [(rng.normal(size=(len(positions), 8)), positions, 10000.0) for positions, _ in labelled]
     for (x, positions, base), (_, label), got in zip(cases, labelled, student.rope.each(cases), strict=True):
-        expect_rotated(got, x, positions, base, what=f"rope(x) for {label}")
+        expect_rotated(got, x, positions, base, what=f"the rotated x ({label})")
 
 
 @check("Long-context positions (up to 131,072) stay accurate", hint="precision")
@@ -91,9 +91,9 @@ def long_context(student: Student) -> None:
     cases = [(*case(rng, 16, 128, 131072), 500000.0), (*case(rng, 8, 64, 32768), 10000.0)]
     for _, positions, _ in cases:
         positions[0] = positions.max() + 1  # the largest position first
-    for (x, positions, base), got in zip(cases, student.rope.each(cases), strict=True):
-        expect_rotated(got, x, positions, base, what=f"rope(x) for positions up to {positions.max():,}",
-                       rtol=1e-9, atol=1e-9)  # fmt: skip
+    for n, ((x, positions, base), got) in enumerate(zip(cases, student.rope.each(cases), strict=True), start=1):
+        what = f"the rotated x (long-context positions, case {n} of {len(cases)}, T={x.shape[0]}, d={x.shape[1]})"
+        expect_rotated(got, x, positions, base, what=what, rtol=1e-9, atol=1e-9)
 
 
 @check("Attention scores depend only on the distance between positions", hint="form")
@@ -107,13 +107,14 @@ def relative_scores(student: Student) -> None:
     q, k, q_shifted, k_shifted = student.rope.each(calls)
     for got, (x, *_), name in zip((q, k, q_shifted, k_shifted), calls, ("Q", "K", "Q", "K"), strict=True):
         if not isinstance(got, np.ndarray) or got.shape != x.shape:
-            fail(f"rope({name}) should have shape {x.shape}, got {describe(got)}", hint="form")
+            fail(f"the rotated {name} should have shape {x.shape}, got {describe(got)}", hint="form")
     scores, scores_shifted = q @ k.T, q_shifted @ k_shifted.T
     if not np.allclose(scores, scores_shifted, rtol=1e-6, atol=1e-9):
-        fail("the scores rope(Q) · rope(K)ᵀ changed when every position moved by 1000: each pair must be turned by "
-             "a rotation, so that only the distance between two positions counts", hint=None)  # fmt: skip
+        fail("the scores of the rotated Q and K changed when every position moved by the same amount: each pair "
+             "must be turned by a rotation, so that only the distance between two positions counts",
+             hint=None)  # fmt: skip
     for got, (x, pos, base), name in zip((q, k), calls, ("Q", "K"), strict=False):
-        expect_rotated(got, x, pos, base, what=f"rope({name}) (T={T}, d={d})")
+        expect_rotated(got, x, pos, base, what=f"the rotated {name} (T={T}, d={d})")
 
 
 @check("The input x is left unchanged", hint="no-mutation")
@@ -126,5 +127,5 @@ def input_unchanged(student: Student) -> None:
     twice = expected_rope(expected_rope(x, positions, 10000.0), positions, 10000.0)
     if isinstance(second, np.ndarray) and second.shape == x.shape and np.allclose(second, twice):
         fail("a second call with the same x returned x rotated twice: the first call rotated x in place")
-    expect_rotated(first, x, positions, 10000.0, what="rope(x), first call")
-    expect_rotated(second, x, positions, 10000.0, what="rope(x), second call with the same x")
+    expect_rotated(first, x, positions, 10000.0, what="the rotated x, first call")
+    expect_rotated(second, x, positions, 10000.0, what="the rotated x, second call with the same x")
