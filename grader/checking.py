@@ -8,19 +8,21 @@ they came from.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from contextvars import ContextVar, Token
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
 from grader.proxy import Call, CallLog
+from grader.symptoms import sizes_of
 
 
 @dataclass(frozen=True)
 class _Running:
     public: bool
     log: CallLog | None
+    #: Each function's parameter names, to name a factor after a parameter (never by its value).
+    params: Mapping[str, Sequence[str]] = field(default_factory=dict)
 
 
 # Outside any grading (an author's own test of a helper), messages show everything.
@@ -39,8 +41,8 @@ class checking:  # noqa: N801  (used as a ``with`` statement, like contextlib's)
     solution's exceptions are frozen, and a generator's ``throw`` would add to their traceback).
     """
 
-    def __init__(self, *, public: bool, log: CallLog) -> None:
-        self._running = _Running(public, log)
+    def __init__(self, *, public: bool, log: CallLog, params: Mapping[str, Sequence[str]] | None = None) -> None:
+        self._running = _Running(public, log, params or {})
         self._token: Token[_Running | None] | None = None
 
     def __enter__(self) -> None:
@@ -62,27 +64,10 @@ def call_of(got: Any) -> Call | None:
     return None if log is None else log.call_of(got)
 
 
-def input_sizes(got: Any) -> tuple[int, ...]:
-    """The sizes in the inputs of the call that gave ``got``: dimensions of its arrays, its int arguments.
-
-    A symptom can then name a factor after a size (√d with d the head size).
-    """
+def input_sizes(got: Any) -> dict[str, float]:
+    """The sizes of the call that gave ``got``, by parameter name or dimension, for naming a factor (÷ √d)."""
+    running = _running()
     call = call_of(got)
     if call is None:
-        return ()
-    sizes: set[int] = set()
-    _collect_sizes(call.args, sizes, depth=3)
-    return tuple(sorted(size for size in sizes if 1 < size <= 1 << 20))
-
-
-def _collect_sizes(value: Any, sizes: set[int], depth: int) -> None:
-    if isinstance(value, np.ndarray):
-        sizes.update(int(n) for n in value.shape)
-    elif isinstance(value, int) and not isinstance(value, bool):
-        sizes.add(value)
-    elif depth and isinstance(value, (list, tuple)):
-        for item in value[:32]:
-            _collect_sizes(item, sizes, depth - 1)
-    elif depth and isinstance(value, dict):
-        for item in list(value.values())[:32]:
-            _collect_sizes(item, sizes, depth - 1)
+        return {}
+    return sizes_of(call.args, running.params.get(call.function, ()))

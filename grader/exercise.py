@@ -134,6 +134,11 @@ class Exercise:
         return [f.name for f in self.config.functions]
 
     @cached_property
+    def parameters(self) -> dict[str, list[str]]:
+        """Each function's parameter names, in order."""
+        return {f.name: list(f.params) for f in self.config.functions}
+
+    @cached_property
     def statement_html(self) -> str:
         return render_statement(self.statement_markdown)
 
@@ -182,8 +187,7 @@ class Exercise:
             if source is None and own.suffix == ".py" and own.is_file():  # an Exercise made without its sources
                 source = own.read_text(encoding="utf-8")
             if source is not None:
-                code = compile(source, str(own), "exec")  # as KnownMistake.compile does
-                mistakes.append(KnownMistake(name, spec.mistake, spec.hint, code))
+                mistakes.append(KnownMistake.from_source(name, spec.mistake, spec.hint, source, str(own)))
         return mistakes
 
 

@@ -18,7 +18,7 @@ import numpy as np
 from grader import symptoms
 from grader.checking import input_sizes, values_shown
 from grader.display import describe_kind, show_keys
-from grader.failures import CHECK_HINT, Hint, fail
+from grader.failures import CHECK_HINT, CheckFailed, Hint, fail
 
 log = logging.getLogger(__name__)
 
@@ -255,13 +255,11 @@ def _symptom(want: Any, got: Any, answer: Any) -> symptoms.Symptom | None:
     except Exception:
         log.exception("diagnosing a wrong answer failed")
         return None
-    if found is not None and not values_shown() and not found.hidden_safe:
-        return None
-    return found
+    return found  # its sentence carries relationships only: hidden checks say it too
 
 
 def _fail_values(message: str, found: symptoms.Symptom | None, expected: Any, got: Any) -> NoReturn:
     """Fail with wrong values: no fixed hint (the known mistake's, if one matches), the symptom said."""
     if found is not None:
         message = f"{message}\n{found.sentence}"
-    fail(message, hint=None, expected=expected, got=got, symptom=found.kind if found else None)
+    raise CheckFailed(message, hint=None, expected=expected, got=got, symptom=found)

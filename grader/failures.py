@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any, NoReturn
 
+from grader.symptoms import Symptom
+
 
 class _CheckHint:
     """The hint left to the check: its own ``hint=``, the default for every failure inside it."""
@@ -22,7 +24,7 @@ class CheckFailed(AssertionError):
 
     ``expected`` and ``got`` are the values compared (``got`` a part of one answer, which tells the
     grader which call the failure is about); ``symptom`` is the kind of difference, when one was
-    recognised (:mod:`grader.symptoms`), kept with the run for instructors' analytics.
+    recognised (:mod:`grader.symptoms`): said in the message, and kept with the run for instructors.
     """
 
     def __init__(
@@ -32,7 +34,7 @@ class CheckFailed(AssertionError):
         hint: Hint = CHECK_HINT,
         expected: Any = None,
         got: Any = None,
-        symptom: str | None = None,
+        symptom: Symptom | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
@@ -42,9 +44,7 @@ class CheckFailed(AssertionError):
         self.symptom = symptom
 
 
-def fail(
-    message: str, *, hint: Hint = CHECK_HINT, expected: Any = None, got: Any = None, symptom: str | None = None
-) -> NoReturn:
+def fail(message: str, *, hint: Hint = CHECK_HINT, expected: Any = None, got: Any = None) -> NoReturn:
     """Fail the running check with a message for the student.
 
     ``hint``: a hint id for this failure, ``None`` for no hint, or (left out) the check's own.
@@ -54,4 +54,4 @@ def fail(
     message is shown as written: it must not carry the check's inputs or expected values (``mlkata
     check`` looks for them).
     """
-    raise CheckFailed(message, hint=hint, expected=expected, got=got, symptom=symptom)
+    raise CheckFailed(message, hint=hint, expected=expected, got=got)

@@ -19,7 +19,9 @@ milliseconds on a failure (``make bench`` measures it).
 
 from __future__ import annotations
 
+import collections
 import copy
+import dis
 import re
 import types
 from collections.abc import Callable
@@ -47,10 +49,18 @@ class KnownMistake:
     mistake: str
     hint: str
     code: types.CodeType
+    #: Whether its functions keep state between calls in module globals, as the solution's run would
+    #: across checks: such a mutant is replayed after the calls of the checks before.
+    keeps_state: bool = False
 
     @classmethod
     def compile(cls, name: str, mistake: str, hint: str, path: Path) -> KnownMistake:
-        return cls(name, mistake, hint, compile(path.read_text(encoding="utf-8"), str(path), "exec"))
+        return cls.from_source(name, mistake, hint, path.read_text(encoding="utf-8"), str(path))
+
+    @classmethod
+    def from_source(cls, name: str, mistake: str, hint: str, source: str, filename: str) -> KnownMistake:
+        code = compile(source, filename, "exec")
+        return cls(name, mistake, hint, code, keeps_state=_keeps_state(code))
 
     def fresh_module(self) -> types.ModuleType:
         module = types.ModuleType(f"mutant_{self.name.replace('-', '_')}")
@@ -58,17 +68,20 @@ class KnownMistake:
         return module
 
 
-def matching(mistakes: list[KnownMistake], reference: KnownMistake, calls: list[Call]) -> list[str]:
+def matching(
+    mistakes: list[KnownMistake], reference: KnownMistake, calls: list[Call], before: list[Call] | None = None
+) -> list[str]:
     """The names of the known mistakes whose answers are the solution's wherever it is wrong.
 
     The reference and the mutants still in the running are replayed side by side, a batch at a
     time; a mutant drops out at its first call that disagrees with a wrong answer of the solution,
-    and the replay ends when none is left.
+    and the replay ends when none is left. ``before``: the calls the solution's run made before
+    this check's, which a mutant that keeps state replays first (its answers to them are not judged).
     """
     reference_module = _load(reference)
     if reference_module is None:
         return []
-    candidates = {m.name: module for m in mistakes if (module := _load(m)) is not None}
+    candidates = {m.name: module for m in mistakes if (module := _load(m, before)) is not None}
     wrong_somewhere = False
     with np.errstate(all="ignore"):  # mutants overflow and divide by zero on purpose
         for batch in _batches(calls):
@@ -85,6 +98,22 @@ def matching(mistakes: list[KnownMistake], reference: KnownMistake, calls: list[
             if any(raised is not None for _, raised in solution):
                 break  # the solution's run stopped there
     return [m.name for m in mistakes if m.name in candidates] if wrong_somewhere else []
+
+
+def agreement(reference: KnownMistake, calls: list[Call]) -> list[bool]:
+    """For each call the solution answered, whether its answer is the reference's (the pattern of a check's calls)."""
+    module = _load(reference)
+    if module is None:
+        return []
+    rights: list[bool] = []
+    with np.errstate(all="ignore"):
+        for batch in _batches(calls):
+            answers = _replay_batch(module, batch) or []
+            for call, answer in zip(batch, answers, strict=False):
+                if call.raised is not None:
+                    return rights
+                rights.append(_alike((call.value, None), answer))
+    return rights
 
 
 Answer = tuple[Any, str | None]  # a value, or the exception raised instead (its type and message's shape)
@@ -105,11 +134,45 @@ _NUMBER = re.compile(r"[-+]?\d[\d.,_eE+-]*")
 _MESSAGE_CHARS = 500
 
 
-def _load(code: KnownMistake) -> types.ModuleType | None:
+def _load(code: KnownMistake, before: list[Call] | None = None) -> types.ModuleType | None:
+    """A fresh module of ``code``; one that keeps state is brought to where the solution's run was."""
     try:
-        return code.fresh_module()
+        module = code.fresh_module()
     except Exception:  # noqa: BLE001  (a mutant that does not even load explains nothing)
         return None
+    if code.keeps_state and before:
+        with np.errstate(all="ignore"):
+            for batch in _batches(before):
+                _replay_batch(module, batch)
+    return module
+
+
+def _keeps_state(code: types.CodeType) -> bool:
+    """Whether a module's functions write globals or use module-level mutable objects (a list, a dict, …)."""
+    module = types.ModuleType("probe")
+    try:
+        exec(code, module.__dict__)  # noqa: S102  (the exercise's own file, trusted like its checks)
+    except Exception:  # noqa: BLE001
+        return False
+    mutable = {name for name, value in vars(module).items() if isinstance(value, _MUTABLE)}
+    for inner in _code_objects(code):
+        ops = {instruction.opname for instruction in dis.get_instructions(inner)}
+        if "STORE_GLOBAL" in ops or "DELETE_GLOBAL" in ops or mutable & set(inner.co_names):
+            return True
+    return False
+
+
+_MUTABLE = (list, dict, set, bytearray, np.ndarray, collections.deque)
+
+
+def _code_objects(code: types.CodeType) -> list[types.CodeType]:
+    """The code objects of the functions a module defines, nested ones included."""
+    found: list[types.CodeType] = []
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            found.append(const)
+            found += _code_objects(const)
+    return found
 
 
 def _alike(solution: Answer, other: Answer, unjudged: set[int] | None = None) -> bool:

@@ -7,6 +7,7 @@ prints, how its process exits and anything it writes are only evidence for messa
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import math
 import threading
@@ -24,14 +25,14 @@ from grader.checks import CHECK_HINT, Check, CheckFailed
 from grader.display import show_value
 from grader.events import CheckFinished, EventSink, Finished, OutputProduced, Started
 from grader.exercise import Exercise
-from grader.fingerprints import matching
+from grader.fingerprints import KnownMistake, agreement, matching
 from grader.leads import ABOUT_THE_ANSWERS, name_mistakes
 from grader.leaks import leaks
-from grader.proxy import CallRefused, Student
+from grader.proxy import Call, CallRefused, Student
 from grader.results import CheckResult, GradeResult, Location, Reason, Status
 from grader.sandbox import Ending, Run, RunnerDied, SandboxUnavailable
 from grader.session import SolutionRaised, SolutionSession, SolutionSyntaxError, UnsupportedValue
-from grader.symptoms import shown_apart
+from grader.symptoms import across_calls, is_empty_case, shown_apart
 from grader.verdicts import Verdict
 
 log = logging.getLogger(__name__)
@@ -135,7 +136,7 @@ def _grade(
     if stop.requested:
         return stopped_result(exercise, tests, output=load_output or None)
     failing = [t for t in tests if t.status is not Status.PASS]
-    lead = name_mistakes(exercise, tests, runs.matches)
+    lead = name_mistakes(exercise, tests, runs.matches, runs.mistakes() if runs.matches else [])
     common = {
         "tests": tests, "exercise": exercise.slug, "points": float(sum(t.points for t in tests)),
         "max_points": max_points, "output": load_output or None, "output_truncated": runs.output_truncated,
@@ -233,6 +234,23 @@ class _Runs:
         self.budget = CheckBudget(exercise.limits.checks_cpu_seconds)
         #: For each failing check, the known mistakes that reproduce its answers (grader.leads decides).
         self.matches: dict[str, list[str]] = {}
+        #: The calls the current runner has answered, in order: a mutant that keeps state replays them first.
+        self.history: list[Call] = []
+
+    def suspects(self) -> list[KnownMistake]:
+        """The mistakes that explain every failing check so far, known ones first: only those can still lead."""
+        everyone = self.mistakes()
+        if not self.matches:
+            return everyone
+        names = set.intersection(*(set(found) for found in self.matches.values()))
+        return [m for m in everyone if m.name in names]
+
+    def mistakes(self) -> list[KnownMistake]:
+        """The exercise's known mistakes, then those derived from its reference (grader.derived)."""
+        # Imported here: mutant derivation lives with the mutation analysis, which grades through this module.
+        from grader.derived import derived_mistakes
+
+        return [*self.exercise.known_mistakes, *derived_mistakes(self.exercise)]
 
     def current(self) -> SolutionSession:
         if self._session is not None and self._session.alive:
@@ -240,6 +258,7 @@ class _Runs:
         self.close()
         limits = self.exercise.limits
         session = SolutionSession(limits, jailed=self.jailed, deadline=self.deadline or math.inf, warm=self.warm)
+        self.history = []  # a new runner: the solution's module starts afresh
         if self.deadline is None:
             self.deadline = time.monotonic() + limits.time_seconds
         session.deadline = self.deadline
@@ -294,11 +313,14 @@ def _run_check(exercise: Exercise, check: Check, runs: _Runs) -> tuple[CheckResu
         with runs.budget.watching():
             outcome = _checked(exercise, check, student)
             if outcome.verdict.reason in ABOUT_THE_ANSWERS:
-                found = matching(exercise.known_mistakes, exercise.reference_code, student.log.calls)
-                if found:
-                    runs.matches[check.id] = found
+                suspects = runs.suspects()
+                found = matching(suspects, exercise.reference_code, student.log.calls, runs.history) if suspects else []
+                runs.matches[check.id] = found
+            if outcome.verdict.reason is Reason.WRONG_ANSWER and outcome.symptom is None:
+                outcome = _with_pattern(outcome, exercise, student.log.calls)
     except BudgetExceeded:
         outcome = _Checked(verdicts.budget_spent(check, exercise.limits))
+    runs.history += student.log.calls
     verdict, hint_id = outcome.verdict, outcome.hint
     duration = round((time.monotonic() - began) * 1000, 2)
     output = runs.take_output()
@@ -315,6 +337,25 @@ def _run_check(exercise: Exercise, check: Check, runs: _Runs) -> tuple[CheckResu
     )  # fmt: skip
     last = student.log.last()
     return result, verdict.ends_run, last[0] if last else None
+
+
+def _with_pattern(outcome: _Checked, exercise: Exercise, calls: list[Call]) -> _Checked:
+    """A failure whose values show no symptom, with the pattern of its right and wrong calls, if that says one.
+
+    Order means something only in a sequence (a chain, each call fed the previous answer): there,
+    "right on the first step only" is a lead. Calls of independent cases can only be wrong exactly
+    where an input is empty.
+    """
+    if len(calls) < 2:
+        return outcome
+    rights = agreement(exercise.reference_code, calls)
+    found = across_calls(rights, empty=[is_empty_case(c.args) for c in calls[: len(rights)]])
+    sequence = any(call.fed is not None for call in calls)
+    if found is None or (not sequence and found.kind != "wrong-when-empty"):
+        return outcome
+    said = f"{outcome.verdict.message}\n{found.sentence}"
+    verdict = Verdict(outcome.verdict.status, outcome.verdict.reason, said, outcome.verdict.ends_run)
+    return dataclasses.replace(outcome, verdict=verdict, symptom=found.kind)
 
 
 @dataclass
@@ -339,21 +380,23 @@ def _checked(exercise: Exercise, check: Check, student: Student) -> _Checked:
     """
     limits, public = exercise.limits, check.public
     try:
-        with checking(public=public, log=student.log):
+        with checking(public=public, log=student.log, params=exercise.parameters):
             check.function(student)
         return _Checked(verdicts.PASSED)
     except CheckFailed as failed:
         hint = check.hint if failed.hint is CHECK_HINT else failed.hint
         verdict = Verdict(Status.FAIL, Reason.WRONG_ANSWER, failed.message)
+        symptom = failed.symptom.kind if failed.symptom else None
         if public:
             details = _public_details(student, failed.expected, failed.got)
-            return _Checked(verdict, hint, details, symptom=failed.symptom)  # type: ignore[arg-type]
+            return _Checked(verdict, hint, details, symptom=symptom)  # type: ignore[arg-type]
         shown = leaks(failed.message, exercise.function_names, student.log.calls, failed.expected, failed.got)
         if shown:
             log.error("hidden check %s of %s shows %s in its message", check.id, exercise.slug, "; ".join(shown))
-            verdict = Verdict(Status.FAIL, Reason.WRONG_ANSWER, verdicts.withheld_message())
-            return _Checked(verdict, hint, symptom=failed.symptom, withheld=failed.message)  # type: ignore[arg-type]
-        return _Checked(verdict, hint, symptom=failed.symptom)  # type: ignore[arg-type]
+            said = verdicts.withheld_message(failed.symptom.sentence if failed.symptom else None)
+            verdict = Verdict(Status.FAIL, Reason.WRONG_ANSWER, said)
+            return _Checked(verdict, hint, symptom=symptom, withheld=failed.message)  # type: ignore[arg-type]
+        return _Checked(verdict, hint, symptom=symptom)  # type: ignore[arg-type]
     except SolutionRaised as exc:
         # No hint of the check's for an exception: only a known mistake that raises the same names one.
         verdict = verdicts.raised(exc, _current_call(student), limits, public=public)

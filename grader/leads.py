@@ -12,17 +12,21 @@ the run names none, and each check says its own symptom.
 from __future__ import annotations
 
 from grader.exercise import Exercise
+from grader.fingerprints import KnownMistake
 from grader.results import CheckResult, Mistake, Reason
 
 #: Failures about the answers, which a known mistake can explain (not limits, crashes or refusals).
 ABOUT_THE_ANSWERS = frozenset({Reason.WRONG_ANSWER, Reason.RAISED})
 
 
-def name_mistakes(exercise: Exercise, tests: list[CheckResult], matches: dict[str, list[str]]) -> Mistake | None:
+def name_mistakes(
+    exercise: Exercise, tests: list[CheckResult], matches: dict[str, list[str]], mistakes: list[KnownMistake]
+) -> Mistake | None:
     """The mistake that explains every check failing on its answers, if one does; it is recorded on those checks.
 
-    ``matches`` maps a failing check's id to the mutants that reproduced its answers, in the
-    exercise's order; the first that explains them all leads.
+    ``matches`` maps a failing check's id to the mistakes (of ``mistakes``: the known ones first,
+    then the derived ones) that reproduced its answers, in that order; the first that explains
+    them all leads.
     """
     answered = [t.id for t in tests if t.reason in ABOUT_THE_ANSWERS]
     if not answered:
@@ -31,7 +35,7 @@ def name_mistakes(exercise: Exercise, tests: list[CheckResult], matches: dict[st
     lead = next((name for name in first if all(name in matches.get(c, ()) for c in answered[1:])), None)
     if lead is None:
         return None
-    spec = exercise.config.mutants[lead]
+    spec = next(m for m in mistakes if m.name == lead)
     for test in tests:
         if test.id in answered:
             test.mistake_id = lead

@@ -311,9 +311,10 @@ def hidden_output_note(outcome: CheckResult) -> str:
     return f"[printed during the hidden check “{outcome.name}”: not shown]\n"
 
 
-def withheld_message() -> str:
+def withheld_message(symptom: str | None = None) -> str:
     """A hidden check's message in place of one of the exercise's that would have shown the check's values."""
-    return "Your answer differs from the expected one (the details are not shown: this check is hidden)."
+    said = "Your answer differs from the expected one (the details are not shown: this check is hidden)."
+    return f"{said}\n{symptom}" if symptom else said
 
 
 def all_passed(count: int) -> str:

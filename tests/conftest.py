@@ -51,7 +51,7 @@ def small_numbers(student):
 
 @check("Adds huge numbers exactly")
 def huge_numbers(student):
-    expect_integer(student.add(10**30, 1), 10**30 + 1, what="add(10**30, 1)")
+    expect_integer(student.add(10**30, 1), 10**30 + 1, what="the sum of two huge numbers")
 """
 
 ADDER_FILES = {

@@ -64,3 +64,22 @@ def test_every_crossing_goes_through_the_crossing_hook(session: SolutionSession)
     student.square(2)
     student.square.each([(1,), (2,)])
     assert crossings == ["in", "out", "in", "out"]
+
+
+def test_call_of_finds_the_call_whose_answer_holds_a_value(session: SolutionSession) -> None:
+    pairs = "def pair(x):\n    return (x * 1000, [x * 2000, {'k': x * 3000}])\n"
+    session.load(pairs, ["pair"])
+    student = Student(["pair"], lambda: session)
+    first, second, third = student.pair.each([(1,), (2,), (3,)])
+    assert student.log.call_of(second[1][1]["k"]).args == (2,)  # a part of the second answer
+    assert student.log.call_of(third).args == (3,)
+    assert student.log.call_of(first[0]).args == (1,)
+    assert student.log.call_of(1000.5) is None  # a value no answer holds: no call rather than a wrong one
+
+
+def test_call_of_names_no_call_when_several_answers_share_the_value(session: SolutionSession) -> None:
+    session.load("def small(x):\n    return 7\n", ["small"])
+    student = Student(["small"], lambda: session)
+    a, b = student.small.each([(1,), (2,)])
+    assert a is b  # Python shares its small ints: 7 is in both answers
+    assert student.log.call_of(a) is None
