@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from grader.checking import values_shown
 from grader.checks import Student, check, describe, expect_array, expect_integer, fail
 
 #: Cases must stay this far from a threshold that rounding could decide either way.
@@ -55,8 +56,14 @@ def expected_sample(probs: np.ndarray, u: float) -> int:
     raise AssertionError(f"u={u} is not below the total probability: choose another case")
 
 
-def describe_call(logits: np.ndarray, temperature: float, top_k: int, top_p: float, label: str) -> str:
-    return f"filter_logits({label}, temperature={temperature:g}, top_k={top_k}, top_p={top_p:g})"
+def filters(logits: np.ndarray, top_k: int, top_p: float) -> str:
+    """Which filters act on a case, in words: its k, p and temperature stay hidden."""
+    top_k_acts = 0 < top_k < len(logits)
+    if top_k_acts and top_p < 1.0:
+        return "top-k and top-p"
+    if top_k_acts:
+        return "top-k"
+    return "top-p" if top_p < 1.0 else "temperature only"
 
 
 def expect_probs(got: Any, expected: tuple[np.ndarray, np.ndarray], what: str, lost_hint: str | None = None) -> None:
@@ -70,16 +77,22 @@ def expect_probs(got: Any, expected: tuple[np.ndarray, np.ndarray], what: str, l
     if not isinstance(got, np.ndarray) or got.shape != (V,) or got.dtype != np.float64:
         fail(f"{what} should be a float64 array of shape ({V},), one probability per token, got {describe(got)}",
              hint="form")  # fmt: skip
+    # Which token is wrong, and which way, is the kind of difference; its probabilities are shown in public only.
     removed = np.flatnonzero(~keep & (got != 0))
     if removed.size:
         i = int(removed[0])
-        fail(f"{what} gives token {i} the probability {got[i]:.6g}, but it should be filtered out (probability 0)",
+        given = f"the probability {got[i]:.6g}" if values_shown() else "a probability other than 0"
+        fail(f"{what} gives token {i} {given}, but it should be filtered out (probability 0)",
              hint=None, expected=want, got=got)  # fmt: skip
     lost = np.flatnonzero(keep & (want > 1e-300) & ~(got > 0))
     if lost.size:
         i = int(lost[0])
-        fail(f"{what} gives token {i} the probability {got[i]:.6g}, but it should be kept, with probability "
-             f"{want[i]:.6g}", hint=lost_hint, expected=want, got=got)  # fmt: skip
+        if values_shown():
+            message = f"{what} gives token {i} the probability {got[i]:.6g}, but it should be kept, with probability "
+            message += f"{want[i]:.6g}"
+        else:
+            message = f"{what} gives token {i} no probability above 0, but it should be kept"
+        fail(message, hint=lost_hint, expected=want, got=got)
     expect_array(got, want, what=what, rtol=1e-6, atol=1e-12, hint="form")
 
 
@@ -88,8 +101,9 @@ def filter_cases(
 ) -> None:
     """Every case in one crossing, each answer checked against the independent computation."""
     results = student.filter_logits.each([(logits, t, k, p) for logits, t, k, p, _ in cases])
-    for (logits, t, k, p, label), got in zip(cases, results, strict=True):
-        expect_probs(got, expected_filter(logits, t, k, p), describe_call(logits, t, k, p, label), lost_hint)
+    for n, ((logits, t, k, p, label), got) in enumerate(zip(cases, results, strict=True), start=1):
+        what = f"filter_logits's answer (case {n} of {len(cases)}: {label}, {filters(logits, k, p)})"
+        expect_probs(got, expected_filter(logits, t, k, p), what, lost_hint)
 
 
 # --------------------------------------------------------------------------- the checks
@@ -183,7 +197,7 @@ def large_magnitudes(student: Student) -> None:
         (huge, 1.0, 0, 1.0, "logits in the thousands"),
         (huge, 50.0, 5, 0.9, "logits in the thousands"),
         (rng.normal(size=16), 0.005, 0, 1.0, "16 random logits"),
-        (np.array([800.0, 799.0, 795.0, -800.0]), 1.0, 3, 0.99, "[800, 799, 795, -800]"),
+        (np.array([800.0, 799.0, 795.0, -800.0]), 1.0, 3, 0.99, "four logits far apart"),
     ]
     filter_cases(student, cases)
 
@@ -200,8 +214,9 @@ def sample_random(student: Student) -> None:
         for u in rng.random(6) * cumulative[-1] * 0.999:
             if np.abs(cumulative - u).min() > 1e-6:
                 cases.append((probs, float(u)))  # one probs array for six calls: it must stay as it was
-    for (probs, u), got in zip(cases, student.sample_token.each(cases), strict=True):
-        expect_integer(got, expected_sample(probs, u), what=f"sample_token for {len(probs)} tokens, u={u:.4f}")
+    for n, ((probs, u), got) in enumerate(zip(cases, student.sample_token.each(cases), strict=True), start=1):
+        what = f"the token drawn (draw {n} of {len(cases)}, from {len(probs)} tokens)"
+        expect_integer(got, expected_sample(probs, u), what=what)
 
 
 @check("The logits passed in are left unchanged", hint="no-mutation")
@@ -213,7 +228,7 @@ def logits_unchanged(student: Student) -> None:
     want = expected_filter(logits, 2.0, 0, 1.0)
     twice = expected_filter(logits, 4.0, 0, 1.0)[0]
     if isinstance(second, np.ndarray) and second.shape == twice.shape and np.allclose(second, twice):
-        fail("a second call with the same logits and temperature 2 answered as if the temperature were 4: "
-             "the first call divided the logits in place")  # fmt: skip
-    expect_probs(first, want, "filter_logits(logits, 2, 0, 1.0), first call")
-    expect_probs(second, want, "filter_logits(logits, 2, 0, 1.0), second call with the same logits")
+        fail("a second call with the same logits and temperature answered as if the logits had been divided by the "
+             "temperature twice: the first call divided the logits in place")  # fmt: skip
+    expect_probs(first, want, "filter_logits's answer, first call")
+    expect_probs(second, want, "filter_logits's answer, second call with the same logits")
