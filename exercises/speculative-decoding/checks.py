@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from grader.checking import values_shown
 from grader.checks import Student, check, describe, fail
 
 Case = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]
@@ -115,9 +116,14 @@ def token_list(got: Any, k: int, V: int, *, what: str) -> list[int]:
     if len(got) > k + 1:
         fail(f"{what} holds {len(got)} tokens, more than k + 1 = {k + 1}", hint="form")
     tokens = [int(t) for t in got]
-    outside = [t for t in tokens if not 0 <= t < V]
+    outside = [n for n, t in enumerate(tokens) if not 0 <= t < V]
     if outside:
-        fail(f"{what}: {tokens} includes token {outside[0]}, outside the vocabulary 0 … {V - 1}", hint=None)
+        shown = (
+            f"{tokens} includes token {tokens[outside[0]]},"
+            if values_shown()
+            else f"the token at position {outside[0]} is"
+        )
+        fail(f"{what}: {shown} outside the vocabulary 0 … {V - 1}", hint=None)
     return tokens
 
 
@@ -133,8 +139,23 @@ def expect_tokens(got: Any, case: Case, *, what: str) -> None:
     k, V = len(draft), p_draft.shape[1]
     tokens = token_list(got, k, V, what=what)
     want = expected_tokens(case)
-    if tokens != want:
-        fail(f"{what}: expected {want} ({story(want, k)}), got {tokens}", hint=None, expected=want, got=tokens)
+    if tokens == want:
+        return
+    if values_shown():
+        message = f"{what}: expected {want} ({story(want, k)}), got {tokens}"
+    elif len(tokens) != len(want):
+        message = f"{what}: {len(tokens)} tokens where {len(want)} were expected ({story(want, k)})"
+    else:  # the token ids are the check's: a hidden check says where they differ, and what that token is
+        first = next(n for n, (t, w) in enumerate(zip(tokens, want, strict=True)) if t != w)
+        if first == len(want) - 1:
+            which = "the last one, drawn after the accepted tokens"
+        else:
+            which = "an accepted one, which should repeat the drafted token"
+        message = (
+            f"{what}: the right number of tokens ({story(want, k)}), but the token at position {first} "
+            f"({which}) differs"
+        )
+    fail(message, hint=None, expected=want, got=tokens)
 
 
 def check_cases(student: Student, cases: list[tuple[Case, str]]) -> None:
@@ -262,8 +283,8 @@ def inputs_unchanged(student: Student) -> None:
     results = student.speculative_accept.each([rejected, accepted, rejected])
     first, _, third = results
     if isinstance(first, list) and isinstance(third, list) and first != third:
-        fail(f"two calls with the same arguments gave {first} and then {third}: the first call changed the "
-             "p_target or p_draft it was given")  # fmt: skip
+        fail("two calls with the same arguments gave different tokens: the first call changed the p_target or "
+             "p_draft it was given")  # fmt: skip
     for n, (case, got) in enumerate(zip((rejected, accepted, rejected), results, strict=True), start=1):
         expect_tokens(got, case, what=f"the tokens (call {n} of 3 on the same arrays)")
 
@@ -290,8 +311,12 @@ def target_distribution(student: Student) -> None:
     for counts, row, what in ((first, 0, "first tokens"), (second, 1, "second tokens after an accepted first")):
         expected = counts.sum() * p_target[row]
         chi2 = float(((counts - expected) ** 2 / expected).sum())
-        if chi2 > CHI2_4_CRITICAL:
+        if chi2 > CHI2_4_CRITICAL and values_shown():
             fail(f"the {what} do not follow p_target[{row}]: over {int(counts.sum())} draws they came "
                  f"{counts.astype(int).tolist()} times where about {np.round(expected).astype(int).tolist()} were "
                  f"expected (chi-square {chi2:.1f} with 4 degrees of freedom, above {CHI2_4_CRITICAL}, the 0.1 % "
                  "critical value)")  # fmt: skip
+        if chi2 > CHI2_4_CRITICAL:  # the counts would show p_target's hidden probabilities
+            fail(f"the {what} do not follow p_target[{row}]: over {int(counts.sum())} draws, how often each token "
+                 "came is too far from its probability (a chi-square test with 4 degrees of freedom fails, at a "
+                 "significance level of one in a thousand)")  # fmt: skip
