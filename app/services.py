@@ -19,6 +19,7 @@ from app.settings import Settings
 from app.stopping import StopRequests
 from app.submissions import Submissions
 from app.sweeper import Maintenance
+from grader.derived import prepare_in_background
 from grader.exercise import Exercise
 
 
@@ -57,6 +58,8 @@ class Services:
     def start(self) -> None:
         """Start grading (if this process grades) and the lease renewal and sweeper (with Redis)."""
         self.sandbox.prewarm()
+        if self.sandbox.graders > 0:
+            prepare_in_background(list(self.exercises.values()))
         self.workers.start()
         if self.maintenance is not None:
             self.maintenance.start()

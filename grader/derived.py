@@ -16,6 +16,7 @@ failed run that needs it.
 from __future__ import annotations
 
 import difflib
+import logging
 import threading
 from collections import Counter
 
@@ -23,21 +24,41 @@ from grader.exercise import Exercise
 from grader.fingerprints import KnownMistake
 from grader.mutation.mutants import MutationError, derive_mutants
 
+log = logging.getLogger(__name__)
+
 #: The prefix of a derived mistake's id: ``derived/<hint id>/<n>`` (its mutant's own id shows the reference).
 PREFIX = "derived/"
 
 _cache: dict[tuple[str, str], list[KnownMistake]] = {}
-_lock = threading.Lock()
+_locks: dict[tuple[str, str], threading.Lock] = {}
+_locks_lock = threading.Lock()
 
 
 def derived_mistakes(exercise: Exercise) -> list[KnownMistake]:
     """The derived mutants of the exercise's reference that a hint covers, as fingerprints (cached per version)."""
     key = (exercise.slug, exercise.version)
-    with _lock:
+    with _locks_lock:
+        lock = _locks.setdefault(key, threading.Lock())
+    with lock:  # one derivation per exercise version; other exercises' runs do not wait for it
         found = _cache.get(key)
         if found is None:
             found = _cache[key] = _derive(exercise)
         return found
+
+
+def prepare_in_background(exercises: list[Exercise]) -> threading.Thread:
+    """Derive every exercise's mistakes on a background thread, so no student's first failed run waits for it."""
+
+    def derive_all() -> None:
+        for exercise in exercises:
+            try:
+                derived_mistakes(exercise)
+            except Exception:  # noqa: BLE001  (a run that needs them derives them itself, and reports the error)
+                log.exception("deriving the mistakes of %s failed", exercise.slug)
+
+    thread = threading.Thread(target=derive_all, name="derive-mistakes", daemon=True)
+    thread.start()
+    return thread
 
 
 def is_derived(name: str) -> bool:

@@ -141,10 +141,9 @@ export class ResultsPanel {
     }
     if (check.output) {
       body.append(el("details", { className: "check-output" }, [el("summary", { text: "Printed output" }), el("pre", { text: check.output })]));
-    } else if (check.printed_lines) {
-      // What a hidden check's run printed could reveal its inputs: only how much is said.
-      const lines = check.printed_lines === 1 ? "1 line" : `${check.printed_lines} lines`;
-      body.append(el("p", { className: "check-output-hidden", text: `Printed ${lines} (not shown: the check is hidden).` }));
+    } else if (check.printed) {
+      // What a hidden check's run printed could reveal its inputs, and so could how much it was: only that it printed.
+      body.append(el("p", { className: "check-output-hidden", text: "Printed something (not shown: the check is hidden)." }));
     }
     if (body.childNodes.length) item.append(body);
     this.markInProgress();
