@@ -37,7 +37,7 @@ SENTENCES: dict[str, str] = {
     "integer-via-float": "Your integer is the expected one rounded to a float's precision: did it go through a float "
     "(/, float(), ** on floats, a float array) where exact integer arithmetic was needed?",
     "off-by-one": "Where your answer differs, it is one {more_less} than expected: an off-by-one (the end of a "
-    "range, < for <=, a floor where a ceiling was meant)?",
+    "range, < for <=, a floor where a ceiling was meant, a rounding)?",
     # Each value against its own expected value.
     "sign": "Your answer is the expected one with the opposite sign: a subtraction the wrong way round, or a minus "
     "sign too many or too few?",
