@@ -78,8 +78,8 @@ SENTENCES: dict[str, str] = {
     # Whole numbers.
     "truncation": "Your answer is the expected one with the fractional part dropped (not rounded to the nearest): "
     "an int(), astype(int) or // where the value should keep its fraction?",
-    "rounding": "Your answer is the expected one rounded to whole numbers: a round(), int(), astype(int) or // "
-    "where the value should keep its fraction?",
+    "rounding": "Your answer is the expected one rounded to whole numbers: a round(), a ceil or a conversion to "
+    "an integer where the value should keep its fraction?",
     # Right for a sub-case only, across the calls of a check.
     "first-only": "Right on the first call, wrong on every later one: what changes after the first? State carried "
     "from one call to the next (a cache, a running sum), or a part that matters only once there is more than one "
