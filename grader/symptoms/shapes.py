@@ -95,19 +95,21 @@ def _per_line(case: Case, axis: int, *, normalised: bool) -> list[Symptom]:
     factors whose product has that line's shape, and lines equal up to a constant any offsets.
     """
     want, have = _lines(case.e, axis), _lines(case.g, axis)
-    changed = _lines(case.misfits(case.e), axis).any(axis=1)
-    if not (want.max(axis=1) > want.min(axis=1))[changed].all():
+    square = np.sum(want * want, axis=1, keepdims=True)
+    factor = np.sum(want * have, axis=1, keepdims=True) / np.where(square == 0, 1, square)
+    by_factor = case.fits(factor * want, have)
+    by_offset = case.fits(want + np.mean(have - want, axis=1, keepdims=True), have)
+    changed = case.misfits(want, have).any(axis=1)
+    if not (by_factor or by_offset) or not (want.max(axis=1) > want.min(axis=1))[changed].all():
         return []
     one, many = line(case.e.ndim, axis)
     found = []
-    square = np.sum(want * want, axis=1, keepdims=True)
-    factor = np.sum(want * have, axis=1, keepdims=True) / np.where(square == 0, 1, square)
-    if (np.count_nonzero(want, axis=1)[changed] >= 2).all() and case.fits(factor * want, have):
+    if by_factor and (np.count_nonzero(want, axis=1)[changed] >= 2).all():
         singular = np.linalg.svd(want, compute_uv=False)
         if singular[1] > 1e-9 * singular[0]:
             found.append(say("unnormalised" if normalised else "factor-per-slice", unit=one, units=many, axis=axis))
     centred = want - want.mean(axis=1, keepdims=True)
-    if case.fits(want + np.mean(have - want, axis=1, keepdims=True), have) and not case.fits(centred[:1], centred):
+    if by_offset and not case.fits(centred[:1], centred):
         kind = "unnormalised-log" if _log_normalised(case.e, axis) else "offset-per-slice"
         found.append(say(kind, unit=one, units=many, axis=axis))
     return found
@@ -178,7 +180,7 @@ def rotation(case: Case) -> Symptom | None:
     found = []
     for text, (first, second) in pairings.items():
         e0, e1, g0, g1 = case.e[..., first], case.e[..., second], case.g[..., first], case.g[..., second]
-        if case.fits(np.hypot(e0, e1), np.hypot(g0, g1)):
+        if case.fits(np.sqrt(e0 * e0 + e1 * e1), np.sqrt(g0 * g0 + g1 * g1)):
             turned = case.misfits(e0, g0) | case.misfits(e1, g1)
             if turned.sum() >= 2:
                 found.append(say("rotation", pairs=text))
