@@ -8,7 +8,6 @@ prints, how its process exits and anything it writes are only evidence for messa
 from __future__ import annotations
 
 import logging
-import math
 import threading
 import time
 from typing import Any
@@ -23,7 +22,7 @@ from grader.exercise import Exercise
 from grader.fingerprints import matching
 from grader.proxy import CallRefused, Student
 from grader.results import CheckResult, GradeResult, Location, Mistake, Reason, Status
-from grader.sandbox import Ending, Run, RunnerDied, SandboxUnavailable
+from grader.sandbox import Ending, Run, RunClock, RunnerDied, SandboxUnavailable
 from grader.session import SolutionRaised, SolutionSession, SolutionSyntaxError, UnsupportedValue
 from grader.verdicts import Verdict
 
@@ -231,10 +230,10 @@ class _Runs:
         self.exercise, self.source, self.jailed, self.warm, self.stop = exercise, source, jailed, warm, stop
         #: After a timeout: the function that ran out of time, and the check it did so in.
         self.refused: tuple[str, str] | None = None
-        # The run's wall-clock budget starts once the first runner is up: a slow sandbox start
-        # (a busy host) is not the solution's time. Runners started after a crash share it,
-        # and the output allowance too.
-        self.deadline: float | None = None
+        #: The time the solution may use: CPU time, and wall-clock time waiting for its answers (never the
+        #: sandbox's start or the checks' own work). Runners started after a crash share it, and the output
+        #: allowance too.
+        self.clock = RunClock.of(exercise.limits)
         self._output_used = 0
         self._session: SolutionSession | None = None
         self.output_truncated = False
@@ -246,10 +245,7 @@ class _Runs:
             return self._session
         self.close()
         limits = self.exercise.limits
-        session = SolutionSession(limits, jailed=self.jailed, deadline=self.deadline or math.inf, warm=self.warm)
-        if self.deadline is None:
-            self.deadline = time.monotonic() + limits.time_seconds
-        session.deadline = self.deadline
+        session = SolutionSession(limits, jailed=self.jailed, clock=self.clock, warm=self.warm)
         output = session.run.output
         output.limit = max(0, output.limit - self._output_used)
         self._session = session
@@ -282,7 +278,7 @@ class _Runs:
         """After a timeout in ``check_title``: a fresh run, with a time budget of its own, that refuses ``function``."""
         self.refused = (function, check_title)
         self.close()
-        self.deadline = None
+        self.clock = RunClock.of(self.exercise.limits)
 
     def close(self) -> None:
         self.stop.watch(None)  # before closing: the run must never be interrupted once it is closed
