@@ -22,7 +22,7 @@ class FunctionInfo(BaseModel):
 
 
 class LimitsInfo(BaseModel):
-    time_seconds: float = Field(description="Wall-clock time for the whole run.")
+    time_seconds: float = Field(description="CPU time for the whole run, every process of the solution together.")
     memory_mb: int
     output_kb: int
     source_kb: int

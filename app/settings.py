@@ -76,6 +76,19 @@ class Settings(BaseSettings):
         "json", description="Log lines as JSON objects (with the submission id) or as plain text."
     )
     max_queue: int = Field(64, ge=1, description="Submissions waiting at most; more get 503.")
+    queue_share_per_learner: float = Field(
+        0.0625,
+        gt=0,
+        le=1,
+        description="Fraction of max_queue one learner may have waiting at once (at least one run); more get 429.",
+    )
+    queue_share_per_address: float = Field(
+        0.25,
+        gt=0,
+        le=1,
+        description="Fraction of max_queue one client address may have waiting at once, whatever its cookies (at "
+        "least one run); more get 429.",
+    )
     rate_limit: int = Field(30, ge=1, description="Submissions one learner may make per rate_limit_window.")
     rate_limit_per_address: int = Field(
         120,
@@ -115,6 +128,18 @@ class Settings(BaseSettings):
     )
     signups_per_address: int = Field(20, ge=1, description="Accounts one client address may create per login_window.")
     login_window: float = Field(900.0, gt=0, description="Seconds over which the login rate limits count.")
+    hashing_workers: int | None = Field(
+        None,
+        ge=1,
+        description="Passwords each web process hashes or checks at once (argon2id: about 64 MiB and a core each). "
+        "Default: the CPU count.",
+    )
+    hashing_queue: int = Field(
+        32,
+        ge=1,
+        description="Password checks waiting for a hashing place in each web process, a client address holding at "
+        "most a quarter of them; past it, sign-ins and sign-ups get 503 with Retry-After.",
+    )
     header_timeout_seconds: float = Field(
         10.0,
         gt=0,
@@ -168,6 +193,9 @@ class Settings(BaseSettings):
         if self.workers is not None:
             return self.workers
         return 0 if self.redis_url else os.cpu_count() or 1
+
+    def resolved_hashing_workers(self) -> int:
+        return self.hashing_workers or os.cpu_count() or 1
 
     def resolved_database_url(self) -> str:
         return self.database_url or f"sqlite:///{(self.data_dir / 'mlkata.db').resolve()}"

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import math
 import threading
 import time
 from dataclasses import dataclass
@@ -30,7 +29,7 @@ from grader.leads import ABOUT_THE_ANSWERS, name_mistakes
 from grader.leaks import leaks
 from grader.proxy import Call, CallRefused, Student
 from grader.results import CheckResult, GradeResult, Location, Reason, Status
-from grader.sandbox import Ending, Run, RunnerDied, SandboxUnavailable
+from grader.sandbox import Ending, Run, RunClock, RunnerDied, SandboxUnavailable
 from grader.session import SolutionRaised, SolutionSession, SolutionSyntaxError, UnsupportedValue
 from grader.symptoms import across_calls, is_empty_case, shown_apart
 from grader.verdicts import Verdict
@@ -223,10 +222,10 @@ class _Runs:
         self.exercise, self.source, self.jailed, self.warm, self.stop = exercise, source, jailed, warm, stop
         #: After a timeout: the function that ran out of time, and the check it did so in.
         self.refused: tuple[str, str] | None = None
-        # The run's wall-clock budget starts once the first runner is up: a slow sandbox start
-        # (a busy host) is not the solution's time. Runners started after a crash share it,
-        # and the output allowance too.
-        self.deadline: float | None = None
+        #: The time the solution may use: CPU time, and wall-clock time waiting for its answers (never the
+        #: sandbox's start or the checks' own work). Runners started after a crash share it, and the output
+        #: allowance too.
+        self.clock = RunClock.of(exercise.limits)
         self._output_used = 0
         self._session: SolutionSession | None = None
         self.output_truncated = False
@@ -257,11 +256,8 @@ class _Runs:
             return self._session
         self.close()
         limits = self.exercise.limits
-        session = SolutionSession(limits, jailed=self.jailed, deadline=self.deadline or math.inf, warm=self.warm)
+        session = SolutionSession(limits, jailed=self.jailed, clock=self.clock, warm=self.warm)
         self.history = []  # a new runner: the solution's module starts afresh
-        if self.deadline is None:
-            self.deadline = time.monotonic() + limits.time_seconds
-        session.deadline = self.deadline
         output = session.run.output
         output.limit = max(0, output.limit - self._output_used)
         self._session = session
@@ -294,7 +290,7 @@ class _Runs:
         """After a timeout in ``check_title``: a fresh run, with a time budget of its own, that refuses ``function``."""
         self.refused = (function, check_title)
         self.close()
-        self.deadline = None
+        self.clock = RunClock.of(self.exercise.limits)
 
     def close(self) -> None:
         self.stop.watch(None)  # before closing: the run must never be interrupted once it is closed

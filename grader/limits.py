@@ -10,7 +10,12 @@ class Limits(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    time_seconds: float = Field(10.0, gt=0, le=300, description="Wall-clock time for the whole run.")
+    time_seconds: float = Field(
+        10.0, gt=0, le=300, description="CPU time for the whole run: every process of the solution, in every check."
+    )
+    wall_clock_factor: float = Field(
+        5.0, ge=1, le=20, description="The wall-clock limit, as a multiple of time_seconds: a backstop for waiting."
+    )
     memory_mb: int = Field(512, ge=64, le=16384, description="Address space of each sandboxed process.")
     processes: int = Field(16, ge=1, le=1024, description="Processes and threads the solution may run at once.")
     output_kb: int = Field(64, ge=1, le=10240, description="Captured stdout and stderr, together.")
@@ -22,11 +27,20 @@ class Limits(BaseModel):
     )
 
     @property
-    def cpu_seconds(self) -> int:
-        """Each sandboxed process's CPU time limit: one second more than the wall-clock limit.
+    def wall_seconds(self) -> float:
+        """The run's wall-clock limit: what ends a run that uses no CPU and never finishes (a sleep, a blocked read).
 
-        A single busy thread therefore always meets the wall clock first (a clear "time limit"
-        verdict, never a race between the two); only a solution burning several CPUs at once, or
-        a stalled grader, meets the CPU limit.
+        Several times the CPU limit, so that a correct solution still finishes on a busy host, where
+        each second of its CPU time takes several seconds of wall-clock time.
+        """
+        return self.time_seconds * self.wall_clock_factor
+
+    @property
+    def cpu_seconds(self) -> int:
+        """Each sandboxed process's CPU time limit (``RLIMIT_CPU``): one second more than the whole run's.
+
+        The trusted side ends the run when its processes together have used ``time_seconds``; this
+        rlimit is only a second line, for a process that keeps computing while the grader is not
+        looking (between two calls), and stays clear of that first one.
         """
         return int(self.time_seconds + 0.999) + 1

@@ -6,12 +6,11 @@ checked here. Anything unexpected is the solution's failure, never the grader's.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from grader.limits import Limits
-from grader.sandbox import Ending, Run, RunnerDied, start_runner
+from grader.sandbox import Ending, Run, RunClock, RunnerDied, start_runner
 from runner import protocol, wire
 
 
@@ -63,9 +62,11 @@ class CallReply:
 class SolutionSession:
     """One runner with ``solution.py`` loaded. Dies with the runner; the grader starts another."""
 
-    def __init__(self, limits: Limits, *, jailed: bool, deadline: float, warm: bool = True) -> None:
-        self.deadline = deadline
+    def __init__(self, limits: Limits, *, jailed: bool, clock: RunClock | None = None, warm: bool = True) -> None:
+        """A new runner; ``clock`` holds the time it may use, shared with the grading's earlier runners if given."""
         self.run: Run = start_runner(limits, jailed=jailed, warm=warm)
+        self.clock = clock or RunClock.of(limits)
+        self.clock.new_run()
         self.alive = True
 
     def load(self, source: str, functions: list[str]) -> dict[str, Any]:
@@ -147,7 +148,7 @@ class SolutionSession:
         if not self.alive:
             raise RuntimeError("the runner has stopped")
         try:
-            body = self.run.exchange(wire.encode(request, share=True), self.deadline)
+            body = self.run.exchange(wire.encode(request, share=True), self.clock)
             try:
                 # The body is a bytearray of its own: the reply's arrays are decoded in place, not copied.
                 reply = wire.decode(body, max_header=wire.MAX_REPLY_HEADER_BYTES)
@@ -188,11 +189,9 @@ class SolutionSession:
         self.run.drain_output(0.0 if self.alive else 0.05)
         return self.run.output.take_new()
 
-    def seconds_left(self) -> float:
-        return self.deadline - time.monotonic()
-
     def close(self, *, wait: bool = True) -> None:
         """Stop the runner; with ``wait=False`` only its killing is waited for, not its tidying up."""
+        self.clock.look(self.run.cpu_seconds)  # its last reading: a runner after this one starts from there
         self.alive = False
         if wait:
             self.run.close()

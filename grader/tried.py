@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from grader.display import show_value
 from grader.results import Location, Reason, Status
 
-#: Longest text of one value.
+#: Longest text of one value, its repr included (whatever length the sandbox sent).
 VALUE_TEXT_CHARS = 2000
 
 
@@ -34,7 +34,7 @@ class TriedValue(TriedStatement):
     type: str = Field(description="The value's type, with its parts' for a tuple, list or dict.")
     shape: str | None = Field(None, description="An array's shape, as numpy writes it.")
     dtype: str | None = Field(None, description="An array's or numpy scalar's dtype.")
-    text: str = Field(description="The value, shortened past 2,000 characters.")
+    text: str = Field(description=f"The value, shortened past {VALUE_TEXT_CHARS:,} characters.")
 
 
 class TryResult(BaseModel):
@@ -66,7 +66,10 @@ class TryResult(BaseModel):
 def described(line: int, source: str, value: Any, shown_as_text: str | None = None) -> TriedValue:
     """A value as the panel shows it; ``shown_as_text`` is the type of a value that came as its repr."""
     if shown_as_text is not None:
-        return TriedValue(line=line, source=source, type=f"{shown_as_text} (shown as its repr)", text=str(value))
+        text = str(value)
+        if len(text) > VALUE_TEXT_CHARS:  # the sandbox's own cut is no bound of ours
+            text = text[: VALUE_TEXT_CHARS - 1] + "…"
+        return TriedValue(line=line, source=source, type=f"{shown_as_text} (shown as its repr)", text=text)
     shape = dtype = None
     if isinstance(value, np.ndarray):
         shape, dtype = str(value.shape), str(value.dtype)

@@ -193,17 +193,10 @@ def died(ending: RunnerDied, when: str, limits: Limits, *, public: bool = True) 
     ``public``: whether details the solution chose (what made its reply unreadable) may be said.
     """
     match ending.ending:
-        case Ending.TIMEOUT:
-            return Verdict.of(
-                Status.ERROR,
-                Reason.TIMEOUT,
-                f"Time limit exceeded {when}: the run may take "
-                f"{limits.time_seconds:g} s in all (an infinite loop, or a very slow solution?).",
-            )
         case Ending.CPU_LIMIT:
-            return Verdict.of(
-                Status.ERROR, Reason.CPU_LIMIT, f"CPU time limit exceeded {when} ({limits.cpu_seconds} s of CPU)."
-            )
+            return Verdict.of(Status.ERROR, Reason.TIMEOUT, _cpu_time_spent(when, limits))
+        case Ending.WALL_CLOCK:
+            return Verdict.of(Status.ERROR, Reason.TIMEOUT, _wall_clock_spent(when, limits, ending.cpu_seconds))
         case Ending.OUTPUT_LIMIT:
             return Verdict.of(
                 Status.ERROR,
@@ -266,6 +259,32 @@ def died(ending: RunnerDied, when: str, limits: Limits, *, public: bool = True) 
             return Verdict.of(
                 Status.ERROR, Reason.CRASHED, f"The solution crashed {when} ({ending.signal_name or 'unknown signal'})."
             )
+
+
+#: A run stopped by the wall clock that used at most this share of that time computing was waiting, not computing.
+WAITING_SHARE = 0.02
+
+
+def _cpu_time_spent(when: str, limits: Limits) -> str:
+    return (
+        f"Time limit exceeded {when}: the run used up its {limits.time_seconds:g} s of CPU time (every check and "
+        "every process the solution starts count together). An infinite loop, or a very slow solution?"
+    )
+
+
+def _wall_clock_spent(when: str, limits: Limits, cpu_seconds: float | None) -> str:
+    text = (
+        f"Time limit exceeded {when}: the run reached its wall-clock limit of {limits.wall_seconds:g} s "
+        f"({limits.wall_clock_factor:g}× its {limits.time_seconds:g} s of CPU time) without finishing"
+    )
+    if cpu_seconds is None:
+        return text + "."
+    if cpu_seconds <= WAITING_SHARE * limits.wall_seconds:
+        return text + (
+            f", and had used only {cpu_seconds:.2f} s of CPU time: it was waiting, not computing "
+            "(a sleep, or a read that never returns?)."
+        )
+    return text + f", and had used {cpu_seconds:.1f} s of CPU time."
 
 
 # --------------------------------------------------------------------------- the run

@@ -58,7 +58,7 @@ class Learner:
     password: str = ""
     second_device: bool = False  # signs in a second client part-way through
     devices: list[httpx.AsyncClient] = field(default_factory=list)
-    signup_seconds: float | None = None  # the POST /signup that signed it in
+    signup_seconds: float | None = None  # its POST /signup (then it signs in)
     signin_seconds: float | None = None  # the second device's POST /signin
     account_retries: int = 0  # form posts sent again after a lost reply or a 503
     seen: list[Seen] = field(default_factory=list)
@@ -91,17 +91,18 @@ def _at_least_one(value: float) -> int:
 
 
 async def sign_up(client: httpx.AsyncClient, learner: Learner, deadline: float) -> None:
-    """Sign up through the form (CSRF token included); the client then holds the account's session."""
+    """Sign up through the form (CSRF token included), then sign in as its answer asks, as a person does.
+
+    The answer is the same whether or not the address had an account, so a sign-up sent again after
+    a lost reply needs nothing special. The client then holds the account's session.
+    """
     assert learner.email is not None
     fields = {"email": learner.email, "password": learner.password, "password_again": learner.password, "next": "/"}
     response, seconds = await _post_form(client, "/signup", fields, learner, deadline)
-    if response.status_code == 400 and learner.account_retries and "already an account" in response.text:
-        # An earlier POST made the account but its reply was lost on the way: sign in instead, as a person would.
-        learner.signup_seconds = seconds
-        await sign_in(client, learner, deadline, second_device=False)
-        return
-    _expect_signed_in(client, response, "/signup")
+    if response.status_code != 200 or "data-signed-up" not in response.text:
+        raise AccountFailure(f"POST /signup answered {response.status_code}: {_what(response)}")
     learner.signup_seconds = seconds
+    await sign_in(client, learner, deadline, second_device=False)
 
 
 async def sign_in(client: httpx.AsyncClient, learner: Learner, deadline: float, *, second_device: bool) -> None:
@@ -116,8 +117,11 @@ async def sign_in(client: httpx.AsyncClient, learner: Learner, deadline: float, 
 
 def _expect_signed_in(client: httpx.AsyncClient, response: httpx.Response, path: str) -> None:
     if response.status_code != 303 or not client.cookies.get(SESSION_COOKIE):
-        what = "the login rate limit" if response.status_code == 429 else response.text[:200]
-        raise AccountFailure(f"POST {path} answered {response.status_code}: {what}")
+        raise AccountFailure(f"POST {path} answered {response.status_code}: {_what(response)}")
+
+
+def _what(response: httpx.Response) -> str:
+    return "the login rate limit" if response.status_code == 429 else response.text[:200]
 
 
 async def _post_form(

@@ -8,6 +8,7 @@ from fastapi import Request
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.accounts.csrf import Csrf
+from app.accounts.hashing import HashGate
 from app.accounts.limits import LoginLimiter, LoginLimits
 from app.accounts.passwords import Passwords
 from app.accounts.sessions import SignIns
@@ -20,6 +21,7 @@ class AccountKit:
     accounts: Accounts
     signins: SignIns
     limiter: LoginLimiter
+    gate: HashGate
     csrf: Csrf
     secure_cookies: bool
     session_days: int
@@ -35,6 +37,7 @@ def build_kit(settings: Settings, sessions: sessionmaker[Session], passwords: Pa
         accounts=Accounts(sessions, passwords or Passwords()),
         signins=SignIns(sessions, days=settings.session_days),
         limiter=LoginLimiter(sessions, secret_key, limits),
+        gate=HashGate(settings.resolved_hashing_workers(), settings.hashing_queue),
         csrf=Csrf(secret_key),
         secure_cookies=settings.cookie_secure,
         session_days=settings.session_days,

@@ -1,8 +1,16 @@
-"""The login rate limit: failed sign-ins per account and per client address, and sign-ups per address.
+"""The login rate limits, as reservations: a password is checked only once its attempt holds a place.
+
+A sign-in, a password change or a sign-up first reserves its attempt (a row), atomically with
+counting the attempts already in the window, per account and per client address for passwords
+checked, per address for sign-ups; past a limit it is refused before any hash is computed. A
+sign-in that succeeds gives its account's failures back; one whose hash was never computed (the
+hashing queue was full) gives its own back. So however many arrive at once, at most the limit are
+ever evaluated.
 
 Counted in the database (keyed hashes only), so every web process shares the count and a restart
-does not reset it. Per account, so a password cannot be guessed from many addresses; per address,
-so one client cannot try many accounts.
+does not reset it. The count and the reservation are one transaction that holds the table's write
+lock (SQLite's ``BEGIN IMMEDIATE``, PostgreSQL's ``SHARE ROW EXCLUSIVE``), so two requests never
+both take the last place.
 """
 
 from __future__ import annotations
@@ -13,12 +21,14 @@ import math
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import ColumnElement, delete, func, select
+from sqlalchemy import ColumnElement, delete, func, select, text
 from sqlalchemy.orm import Session, sessionmaker
 
+from app.accounts.identity import fold
 from app.models import LoginAttempt, utcnow
 from app.submissions import RateLimited, as_utc
 
+#: A failed sign-in or a wrong current password (one budget: both guess the same password), and a sign-up.
 SIGNIN, SIGNUP = "signin", "signup"
 
 
@@ -30,57 +40,92 @@ class LoginLimits:
     window_seconds: float
 
 
+@dataclass(frozen=True)
+class Reservation:
+    """An attempt's place in the count; it stays (a failure, or a sign-up) unless given back."""
+
+    id: int
+    kind: str
+    account_key: str
+
+
 class LoginLimiter:
-    """Raises :class:`~app.submissions.RateLimited` when an account or an address has failed too often."""
+    """Reserves attempts; :class:`~app.submissions.RateLimited` when an account or an address is at its limit."""
 
     def __init__(self, sessions: sessionmaker[Session], secret_key: str, limits: LoginLimits) -> None:
         self.sessions, self.limits = sessions, limits
         self._key = hmac.new(secret_key.encode("utf-8"), b"mlkata.login-account", hashlib.sha256).digest()
 
     def account_key(self, email: str) -> str:
-        return hmac.new(self._key, email.strip().lower().encode("utf-8"), hashlib.sha256).hexdigest()[:32]
+        return hmac.new(self._key, fold(email).encode("utf-8"), hashlib.sha256).hexdigest()[:32]
 
-    def check_signin(self, email: str, client_key: str) -> None:
-        self._check(SIGNIN, [(LoginAttempt.account_key == self.account_key(email), self.limits.per_account),
-                             (LoginAttempt.client_key == client_key, self.limits.per_address)])  # fmt: skip
+    def reserve_signin(self, email: str, client_key: str) -> Reservation:
+        """Before checking a password of ``email`` (signing in, or the current one when changing it)."""
+        account = self.account_key(email)
+        return self._reserve(SIGNIN, account, client_key, [(LoginAttempt.account_key == account,
+                             self.limits.per_account), (LoginAttempt.client_key == client_key,
+                             self.limits.per_address)])  # fmt: skip
 
-    def check_signup(self, client_key: str) -> None:
-        self._check(SIGNUP, [(LoginAttempt.client_key == client_key, self.limits.signups_per_address)])
+    def reserve_signup(self, email: str, client_key: str) -> Reservation:
+        """Before hashing a new account's password, whether or not the address turns out to be free."""
+        limits = [(LoginAttempt.client_key == client_key, self.limits.signups_per_address)]
+        return self._reserve(SIGNUP, self.account_key(email), client_key, limits)
 
-    def record(self, kind: str, email: str, client_key: str) -> None:
-        """Count a failed sign-in or a sign-up (and forget attempts older than the window)."""
-        now = utcnow()
+    def release(self, reservation: Reservation) -> None:
+        """The attempt was not made after all (no hash was computed): it counts for nothing."""
         with self.sessions.begin() as session:
-            session.execute(delete(LoginAttempt).where(LoginAttempt.created_at < self._since(now)))
-            session.add(LoginAttempt(kind=kind, account_key=self.account_key(email), client_key=client_key,
-                                     created_at=now))  # fmt: skip
+            session.execute(delete(LoginAttempt).where(LoginAttempt.id == reservation.id))
 
-    def forget_failures(self, email: str) -> None:
-        """After a successful sign-in: the owner's own typos no longer count against the account."""
+    def succeeded(self, reservation: Reservation) -> None:
+        """The password was right: the owner's own earlier typos, and this attempt, no longer count."""
         with self.sessions.begin() as session:
             session.execute(
                 delete(LoginAttempt).where(
-                    LoginAttempt.kind == SIGNIN, LoginAttempt.account_key == self.account_key(email)
+                    LoginAttempt.kind == SIGNIN,
+                    LoginAttempt.account_key == reservation.account_key,
+                    LoginAttempt.id <= reservation.id,
                 )
             )
 
     def _since(self, now: datetime) -> datetime:
         return now - timedelta(seconds=self.limits.window_seconds)
 
-    def _check(self, kind: str, limits: list[tuple[ColumnElement[bool], int]]) -> None:
-        now = utcnow()
-        waits = []
+    def _reserve(
+        self, kind: str, account_key: str, client_key: str, limits: list[tuple[ColumnElement[bool], int]]
+    ) -> Reservation:
         with self.sessions() as session:
-            for sender, limit in limits:
-                where = (LoginAttempt.kind == kind, sender, LoginAttempt.created_at > self._since(now))
-                count = session.scalar(select(func.count()).select_from(LoginAttempt).where(*where)) or 0
-                if count >= limit:
-                    # The count drops below the limit when the oldest of the newest ``limit`` leaves the window.
-                    oldest = session.scalars(
-                        select(LoginAttempt.created_at).where(*where)
-                        .order_by(LoginAttempt.created_at.desc()).offset(limit - 1).limit(1)
-                    ).first()  # fmt: skip
-                    until = as_utc(oldest) + timedelta(seconds=self.limits.window_seconds) if oldest else now
-                    waits.append(max(1, math.ceil((until - now).total_seconds())))
-        if waits:
-            raise RateLimited(max(waits))
+            _lock_attempts(session)
+            now = utcnow()
+            waits = [wait for sender, limit in limits if (wait := self._wait(session, kind, sender, limit, now))]
+            if waits:
+                session.rollback()
+                raise RateLimited(max(waits))
+            session.execute(delete(LoginAttempt).where(LoginAttempt.created_at < self._since(now)))
+            attempt = LoginAttempt(kind=kind, account_key=account_key, client_key=client_key, created_at=now)
+            session.add(attempt)
+            session.commit()
+            return Reservation(attempt.id, kind, account_key)
+
+    def _wait(self, session: Session, kind: str, sender: ColumnElement[bool], limit: int, now: datetime) -> int:
+        """Seconds until the sender is below ``limit`` attempts of this kind; 0 when it is now."""
+        where = (LoginAttempt.kind == kind, sender, LoginAttempt.created_at > self._since(now))
+        if (session.scalar(select(func.count()).select_from(LoginAttempt).where(*where)) or 0) < limit:
+            return 0
+        # The count drops below the limit when the oldest of the newest ``limit`` leaves the window.
+        oldest = session.scalars(
+            select(LoginAttempt.created_at).where(*where).order_by(LoginAttempt.created_at.desc())
+            .offset(limit - 1).limit(1)
+        ).first()  # fmt: skip
+        until = as_utc(oldest) + timedelta(seconds=self.limits.window_seconds) if oldest else now
+        return max(1, math.ceil((until - now).total_seconds()))
+
+
+def _lock_attempts(session: Session) -> None:
+    """Begin the session's transaction holding the attempts' write lock, so counting and reserving are one step."""
+    dialect = session.get_bind().dialect.name
+    if dialect == "sqlite":
+        # pysqlite begins a transaction only at the first write; this one must own the write lock before reading.
+        session.execute(text("BEGIN IMMEDIATE"))
+    elif dialect == "postgresql":
+        # Conflicts with itself and with every write to the table, not with reads.
+        session.execute(text("LOCK TABLE login_attempts IN SHARE ROW EXCLUSIVE MODE"))

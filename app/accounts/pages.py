@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import uuid
-from typing import Annotated, Any
+from collections.abc import Callable
+from contextlib import suppress
+from functools import partial
+from typing import Annotated, Any, TypeVar
 from urllib.parse import quote
 
 from fastapi import APIRouter, Depends, Request
@@ -11,15 +14,18 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
+from app.accounts.hashing import Busy
 from app.accounts.kit import AccountKit, account_kit
-from app.accounts.limits import SIGNIN, SIGNUP
+from app.accounts.limits import Reservation
+from app.accounts.passwords import password_problem
 from app.accounts.sessions import COOKIE_NAME, clear_cookie, cookie_learner_id, current_account, session_cookie
-from app.accounts.users import Account, AccountError
+from app.accounts.users import Account, AccountError, AddressTaken
 from app.errors import ApiError
 from app.learners import client_key
 from app.submissions import RateLimited
 
 KitDep = Annotated[AccountKit, Depends(account_kit)]
+T = TypeVar("T")
 
 
 def safe_next(value: str | None) -> str:
@@ -65,25 +71,29 @@ def router(templates: Jinja2Templates) -> APIRouter:
 
     @pages.post("/signup")
     async def signup(request: Request, kit: KitDep) -> Response:
+        """Make the account and ask to sign in, answering the same whether or not the address already had one.
+
+        There is no mail to confirm an address with, so the answer cannot differ: it would tell anyone which
+        addresses have accounts. Both cases take the same work (a reserved attempt, a hash, an insert).
+        """
         form = await kit.csrf.form(request)
         email, password, next_path = form.get("email"), form.get("password"), safe_next(form.get("next"))
         again = {"next": next_path, "email": email[:254]}
-        try:
-            await run_in_threadpool(kit.limiter.check_signup, client_key(request))
-        except RateLimited as limited:
-            message = f"Too many accounts were made from your address: wait {limited.retry_after} s."
-            return form_page(
-                request, "accounts/signup.html", 429, **again, field=None, headers=_retry(limited), error=message
-            )
         if password != form.get("password_again", password):
             return form_page(request, "accounts/signup.html", 400, **again, field="password_again",
                              error="The two passwords differ: type the same one twice.")  # fmt: skip
         try:
-            account = await run_in_threadpool(kit.accounts.create, email, password)
+            folded = kit.accounts.check_new(email, password)
         except AccountError as exc:
             return form_page(request, "accounts/signup.html", 400, **again, field=exc.field, error=exc.message)
-        await run_in_threadpool(kit.limiter.record, SIGNUP, account.email, client_key(request))
-        return await run_in_threadpool(signed_in, request, kit, account, next_path)
+        client = client_key(request)
+        try:
+            await checked(kit, client, partial(kit.limiter.reserve_signup, folded, client),
+                          partial(_create_unless_taken, kit, folded, password))  # fmt: skip
+        except (RateLimited, Busy) as refused:
+            what = "Too many sign-ups were sent from your address"
+            return form_page(request, "accounts/signup.html", **_refusal(refused, what), **again, field=None)
+        return form_page(request, "accounts/signin.html", next=next_path, email=folded, error=None, signed_up=True)
 
     @pages.get("/signin")
     def signin_page(request: Request, next: str = "/") -> Response:
@@ -96,17 +106,16 @@ def router(templates: Jinja2Templates) -> APIRouter:
         form = await kit.csrf.form(request)
         email, password, next_path = form.get("email"), form.get("password"), safe_next(form.get("next"))
         again = {"next": next_path, "email": email[:254]}
+        client = client_key(request)
         try:
-            await run_in_threadpool(kit.limiter.check_signin, email, client_key(request))
-        except RateLimited as limited:
-            message = f"Too many failed sign-ins: wait {_minutes(limited.retry_after)} and try again."
-            return form_page(request, "accounts/signin.html", 429, **again, headers=_retry(limited), error=message)
-        account = await run_in_threadpool(kit.accounts.authenticate, email, password)
+            reservation, account = await checked(kit, client, partial(kit.limiter.reserve_signin, email, client),
+                                                 partial(kit.accounts.authenticate, email, password))  # fmt: skip
+        except (RateLimited, Busy) as refused:
+            return form_page(request, "accounts/signin.html", **_refusal(refused, "Too many failed sign-ins"), **again)
         if account is None:
-            await run_in_threadpool(kit.limiter.record, SIGNIN, email, client_key(request))
             return form_page(request, "accounts/signin.html", 400, **again,
                              error="That e-mail address and password do not match an account.")  # fmt: skip
-        await run_in_threadpool(kit.limiter.forget_failures, email)
+        await run_in_threadpool(kit.limiter.succeeded, reservation)
         old = request.cookies.get(COOKIE_NAME)
         if old:
             await run_in_threadpool(kit.signins.end, old)
@@ -129,24 +138,77 @@ def router(templates: Jinja2Templates) -> APIRouter:
 
     @pages.post("/account/password")
     async def change_password(request: Request, kit: KitDep) -> Response:
+        """Limited as signing in is: a wrong current password is a failed sign-in of the account."""
         form = await kit.csrf.form(request)
         account = require_account(request)
-        current = await run_in_threadpool(kit.accounts.authenticate, account.email, form.get("current"))
-        if current is None:
-            return form_page(request, "accounts/account.html", 400, account=account, changed=False,
-                             error="Your current password is not that.")  # fmt: skip
+
+        def page(status: int, error: str, headers: dict[str, str] | None = None) -> HTMLResponse:
+            return form_page(request, "accounts/account.html", status, account=account, changed=False, error=error,
+                             headers=headers)  # fmt: skip
+
+        new = form.get("password")
+        problem = password_problem(new, account.email)
+        if problem:
+            return page(400, problem)
+        client = client_key(request)
+        reserve = partial(kit.limiter.reserve_signin, account.email, client)
         try:
-            await run_in_threadpool(kit.accounts.set_password, account.email, form.get("password"))
-        except AccountError as exc:
-            return form_page(request, "accounts/account.html", 400, account=account, changed=False, error=exc.message)
+            reservation, changed = await checked(
+                kit, client, reserve, partial(_change_password, kit, account, form.get("current"), new)
+            )
+        except (RateLimited, Busy) as refused:
+            return page(**_refusal(refused, "Too many wrong passwords were tried for this account"))
+        if not changed:
+            return page(400, "Your current password is not that.")
+        await run_in_threadpool(kit.limiter.succeeded, reservation)
         # Every session was ended, this one too: start a new one so the change does not sign this browser out.
         return await run_in_threadpool(signed_in, request, kit, account, "/account?changed=1")
 
     return pages
 
 
-def _retry(limited: RateLimited) -> dict[str, str]:
-    return {"Retry-After": str(limited.retry_after)}
+async def checked(
+    kit: AccountKit, client: str, reserve: Callable[[], Reservation], work: Callable[[], T]
+) -> tuple[Reservation, T]:
+    """Reserve the attempt, then do the password ``work`` in a hashing place.
+
+    Raises :class:`RateLimited` at a limit and :class:`Busy` when no hashing place can be had, both
+    before any hash is computed; an attempt that got no place is given back.
+    """
+    reservation = await run_in_threadpool(reserve)
+    try:
+        async with kit.gate.slot(client):
+            return reservation, await run_in_threadpool(work)
+    except Busy:
+        await run_in_threadpool(kit.limiter.release, reservation)
+        raise
+
+
+def _create_unless_taken(kit: AccountKit, email: str, password: str) -> None:
+    with suppress(AddressTaken):
+        kit.accounts.create(email, password)
+
+
+def _change_password(kit: AccountKit, account: Account, current: str, new: str) -> bool:
+    """Set ``new`` when ``current`` is the account's password (both hashes in one place); whether it was."""
+    if kit.accounts.authenticate(account.email, current) is None:
+        return False
+    kit.accounts.set_password(account.email, new)
+    return True
+
+
+def _refusal(refused: RateLimited | Busy, too_many: str) -> dict[str, Any]:
+    """The status, Retry-After and message of a form refused before its password was checked."""
+    headers = {"Retry-After": str(refused.retry_after)}
+    if isinstance(refused, RateLimited):
+        return {
+            "status": 429,
+            "headers": headers,
+            "error": f"{too_many}: wait {_minutes(refused.retry_after)} and try again.",
+        }
+    whose = "from your address are" if refused.yours else "are"
+    error = f"Many passwords {whose} being checked right now: try again in {refused.retry_after} s."
+    return {"status": 503, "headers": headers, "error": error}
 
 
 def _minutes(seconds: int) -> str:

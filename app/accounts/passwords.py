@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import threading
-
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
@@ -14,29 +11,27 @@ MAX_PASSWORD = 256
 
 
 class Passwords:
-    """Hashes and verifies passwords, a few at a time.
+    """Hashes and verifies passwords.
 
     argon2-cffi's defaults (RFC 9106's second recommendation: 64 MiB, 3 passes, 4 lanes) make each hash
-    cost about 64 MiB for a moment; the semaphore keeps a burst of sign-ins from taking a gigabyte.
+    cost about 64 MiB and a core for a moment; the web app computes them only inside a place of its
+    :class:`~app.accounts.hashing.HashGate`, which bounds how many run and wait.
     """
 
-    def __init__(self, hasher: PasswordHasher | None = None, *, at_once: int | None = None) -> None:
+    def __init__(self, hasher: PasswordHasher | None = None) -> None:
         self.hasher = hasher or PasswordHasher()
-        self._slots = threading.BoundedSemaphore(at_once or os.cpu_count() or 1)
         # Verified against when the e-mail has no account, so both answers take the same time.
         self._decoy = self.hash("not a password of anyone's")
 
     def hash(self, password: str) -> str:
-        with self._slots:
-            return self.hasher.hash(password)
+        return self.hasher.hash(password)
 
     def verify(self, stored: str | None, password: str) -> bool:
         """Whether ``password`` matches ``stored`` (None: no such account, checked against a decoy all the same)."""
-        with self._slots:
-            try:
-                return self.hasher.verify(stored or self._decoy, password) and stored is not None
-            except (VerificationError, InvalidHashError):
-                return False
+        try:
+            return self.hasher.verify(stored or self._decoy, password) and stored is not None
+        except (VerificationError, InvalidHashError):
+            return False
 
     def needs_rehash(self, stored: str) -> bool:
         """True once the parameters have been raised since ``stored`` was made."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import uuid
 from dataclasses import dataclass
 
@@ -10,13 +9,10 @@ from sqlalchemy import delete, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
+from app.accounts.identity import email_problem, fold
 from app.accounts.passwords import Passwords, password_problem
 from app.models import AuthSession, Learner, Progress, Role, Submission, User, utcnow
 from app.submissions import as_utc
-
-#: Deliberately loose: the address only has to look like one (there is no mail server to confirm it).
-_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
-MAX_EMAIL = 254
 
 
 class AccountError(Exception):
@@ -25,6 +21,10 @@ class AccountError(Exception):
     def __init__(self, field: str, message: str) -> None:
         super().__init__(message)
         self.field, self.message = field, message
+
+
+class AddressTaken(AccountError):
+    """The address already has an account (the sign-up page answers as for a free one all the same)."""
 
 
 @dataclass(frozen=True)
@@ -47,13 +47,19 @@ class Account:
 
 
 def normalize_email(email: str) -> str:
-    """The address as stored: trimmed and in lower case; raise :class:`AccountError` if it is none."""
-    folded = email.strip().lower()
-    if not folded:
-        raise AccountError("email", "Enter your e-mail address.")
-    if len(folded) > MAX_EMAIL or not _EMAIL.match(folded):
-        raise AccountError("email", f"“{email.strip()[:80]}” is not an e-mail address.")
+    """The address of a new account, folded (:func:`~app.accounts.identity.fold`); :class:`AccountError` if it
+    is none, or could read as another."""
+    folded = fold(email)
+    problem = email_problem(email, folded)
+    if problem:
+        raise AccountError("email", problem)
     return folded
+
+
+def _stored_forms(email: str) -> tuple[str, str]:
+    """The forms an existing account's address may be stored in: folded, and as it was before folding (trimmed,
+    in lower case) for the rare account the folding migration left alone because its folded form was taken."""
+    return email.strip().lower(), fold(email)
 
 
 def parse_role(value: str) -> Role:
@@ -69,12 +75,19 @@ class Accounts:
     def __init__(self, sessions: sessionmaker[Session], passwords: Passwords) -> None:
         self.sessions, self.passwords = sessions, passwords
 
-    def create(self, email: str, password: str, *, role: Role = Role.STUDENT) -> Account:
-        """A new account with a learner of its own; raise :class:`AccountError` for bad input or a taken address."""
+    @staticmethod
+    def check_new(email: str, password: str) -> str:
+        """The folded address when an account could be made of these; :class:`AccountError` saying what to fix."""
         folded = normalize_email(email)
         problem = password_problem(password, folded)
         if problem:
             raise AccountError("password", problem)
+        return folded
+
+    def create(self, email: str, password: str, *, role: Role = Role.STUDENT) -> Account:
+        """A new account with a learner of its own; raise :class:`AccountError` for bad input, :class:`AddressTaken`
+        (after the same work) for a taken address."""
+        folded = self.check_new(email, password)
         password_hash = self.passwords.hash(password)
         learner = str(uuid.uuid4())
         user = User(id=str(uuid.uuid4()), email=folded, password_hash=password_hash, role=role.value,
@@ -85,17 +98,13 @@ class Accounts:
                 session.flush()
                 session.add(user)
         except IntegrityError:
-            raise AccountError("email", f"There is already an account for {folded}: sign in instead.") from None
+            raise AddressTaken("email", f"There is already an account for {folded}: sign in instead.") from None
         return Account.of(user)
 
     def authenticate(self, email: str, password: str) -> Account | None:
         """The account when ``password`` is its password; None otherwise (after the same work either way)."""
-        try:
-            folded = normalize_email(email)
-        except AccountError:
-            folded = ""
         with self.sessions() as session:
-            user = session.scalars(select(User).where(User.email == folded)).one_or_none() if folded else None
+            user = _lookup(session, email)
         if not self.passwords.verify(user.password_hash if user else None, password) or user is None:
             return None
         if self.passwords.needs_rehash(user.password_hash):
@@ -107,7 +116,7 @@ class Accounts:
 
     def find(self, email: str) -> Account | None:
         with self.sessions() as session:
-            user = session.scalars(select(User).where(User.email == normalize_email(email))).one_or_none()
+            user = _lookup(session, email)
         return Account.of(user) if user else None
 
     def get(self, user_id: str) -> Account | None:
@@ -136,7 +145,7 @@ class Accounts:
     def _existing(self, email: str) -> Account:
         account = self.find(email)
         if account is None:
-            raise AccountError("email", f"There is no account for {normalize_email(email)}.")
+            raise AccountError("email", f"There is no account for {fold(email)}.")
         return account
 
     def adopt(self, anonymous: str, account: Account) -> int:
@@ -145,6 +154,15 @@ class Accounts:
             return 0
         with self.sessions.begin() as session:
             return move_learner(session, anonymous, account.learner_id)
+
+
+def _lookup(session: Session, email: str) -> User | None:
+    """The account ``email`` names: the one stored exactly as typed (in lower case) if any, else the folded one."""
+    exact, folded = _stored_forms(email)
+    if not folded:
+        return None
+    found = {user.email: user for user in session.scalars(select(User).where(User.email.in_({exact, folded})))}
+    return found.get(exact) or found.get(folded)
 
 
 def move_learner(session: Session, source: str, target: str) -> int:

@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 
 from app.catalog import ExerciseDetail, ExerciseSummary, detail, in_order, loading_error, summary
 from app.errors import ApiError, error_responses
+from app.hints import hint_access
 from app.learners import learner_id
 from app.reload import LiveExercises, live_exercises
 from app.services import Services, services
@@ -44,6 +45,10 @@ class HintLevel(BaseModel):
     levels: int = Field(description="How many levels the hint has.")
     kind: str = Field(description="concept, formula or code for a table's levels; hint or level N otherwise.")
     text: str
+    open_levels: int = Field(description="How many levels you may read now.")
+    runs_until_next: int | None = Field(
+        description="Failed runs that give this hint still needed before the next level opens; null when all are open."
+    )
 
 
 class ReferenceSolution(BaseModel):
@@ -51,14 +56,19 @@ class ReferenceSolution(BaseModel):
     code: str
 
 
-@router.get("/exercises/{slug}/hints/{hint_id}", response_model=HintLevel, responses=error_responses(404, 422))
+@router.get("/exercises/{slug}/hints/{hint_id}", response_model=HintLevel, responses=error_responses(403, 404, 422))
 def get_hint(
     slug: str,
     hint_id: str,
+    request: Request,
     app: ServicesDep,
     level: Annotated[int, Query(ge=1, le=20, description="Which level, from 1.")] = 1,
 ) -> HintLevel:
-    """One level of one of the exercise's hints, for a student who asks for more help than a run gave."""
+    """One level of one of the exercise's hints, for a student who asks for more help than a run gave.
+
+    Level n opens after n failed runs of the exercise that gave this hint (the first is what such a
+    run shows); every level once you solved the exercise. 403 for a level not open yet, saying when it opens.
+    """
     exercise = app.exercises.get(slug)
     if exercise is None:
         raise ApiError(404, f"There is no exercise {slug!r}.")
@@ -67,8 +77,21 @@ def get_hint(
         raise ApiError(404, f"The exercise {slug!r} has no hint {hint_id[:60]!r}.")
     if level > len(levels):
         raise ApiError(404, f"The hint {hint_id!r} has {len(levels)} level{'s' if len(levels) != 1 else ''}.")
+    learner = learner_id(request)
+    solved = slug in app.submissions.solved(learner)
+    access = hint_access(app.sessions, learner, slug, hint_id, levels=len(levels), solved=solved)
+    if level > access.open_levels:
+        raise ApiError(403, access.refusal(level))
     kind, text = levels[level - 1]
-    return HintLevel(hint_id=hint_id, level=level, levels=len(levels), kind=kind, text=text)
+    return HintLevel(
+        hint_id=hint_id,
+        level=level,
+        levels=len(levels),
+        kind=kind,
+        text=text,
+        open_levels=access.open_levels,
+        runs_until_next=access.runs_until_next,
+    )
 
 
 @router.get("/exercises/{slug}/reference", response_model=ReferenceSolution, responses=error_responses(403, 404))

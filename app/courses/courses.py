@@ -17,6 +17,11 @@ from app.models import Course, CourseExercise, Enrollment, Role, User, utcnow
 from app.submissions import as_utc
 
 MAX_TITLE = 200
+STAFF_CANNOT_JOIN = "You teach this course, so you cannot join it as a student."
+#: The range a due date must fall in (UTC): wide enough for any course, narrow enough that every
+#: database and time zone can hold and convert it.
+EARLIEST_DUE = datetime(2000, 1, 1, tzinfo=UTC)
+LATEST_DUE = datetime(2200, 12, 31, 23, 59, 59, tzinfo=UTC)
 
 
 @dataclass(frozen=True)
@@ -64,15 +69,30 @@ class CourseError(Exception):
 
 
 def parse_due(value: str, slug: str) -> datetime | None:
-    """A due date from a ``datetime-local`` field (read as UTC), or None when left empty."""
-    text = value.strip()
+    """A due date from a ``datetime-local`` field (read as UTC, or at the offset it gives), or None when left empty.
+
+    Raise :class:`CourseError` naming the field for text that is no date and time, or one outside
+    :data:`EARLIEST_DUE` … :data:`LATEST_DUE`.
+    """
+    field, text = f"due:{slug}", value.strip()
     if not text:
         return None
     try:
         moment = datetime.fromisoformat(text)
     except ValueError:
-        raise CourseError(f"due:{slug}", f"The due date of {slug} is not a date and time: {text[:40]!r}.") from None
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+        raise CourseError(field, f"The due date of {slug} is not a date and time: {text[:40]!r}.") from None
+    out_of_range = CourseError(
+        field,
+        f"The due date of {slug} must be between {EARLIEST_DUE:%Y-%m-%d} and {LATEST_DUE:%Y-%m-%d} (UTC): "
+        f"{text[:40]!r} is not.",
+    )
+    # Checked before converting: near year 1 or 9999 the conversion to UTC itself overflows.
+    if not EARLIEST_DUE.year - 1 <= moment.year <= LATEST_DUE.year + 1:
+        raise out_of_range
+    utc = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    if not EARLIEST_DUE <= utc <= LATEST_DUE:
+        raise out_of_range
+    return utc
 
 
 class Courses:
@@ -116,8 +136,11 @@ class Courses:
             course = session.scalars(select(Course).where(Course.join_code == code)).one_or_none()
             return _info(session, course) if course is not None else None
 
-    def join(self, account: Account, course_id: str) -> None:
-        """Enrol the account (joining twice changes nothing)."""
+    def join(self, account: Account, course: CourseInfo) -> None:
+        """Enrol the account (joining twice changes nothing); raise :class:`CourseError` for the course's staff."""
+        if not may_enrol(account, course):
+            raise CourseError("join", STAFF_CANNOT_JOIN)
+        course_id = course.id
         try:
             with self.sessions.begin() as session:
                 if session.get(Enrollment, (course_id, account.id)) is None:
@@ -140,25 +163,28 @@ class Courses:
             return [_info(session, course) for course in courses]
 
     def taught_by(self, account: Account) -> list[CourseInfo]:
-        """The account's own courses; for an admin, every course."""
+        """The courses the account may teach now (:func:`may_teach`): its own, or for an admin, every course."""
         query = select(Course).order_by(Course.created_at.desc())
         if account.role is not Role.ADMIN:
             query = query.where(Course.owner_id == account.id)
         with self.sessions() as session:
-            return [_info(session, course) for course in session.scalars(query).all()]
+            courses = [_info(session, course) for course in session.scalars(query).all()]
+        return [course for course in courses if may_teach(account, course)]
 
     def students(self, course_id: str) -> list[Student]:
+        """Who is enrolled, the course's owner never among them (an enrolment from before owners were refused)."""
         with self.sessions() as session:
             rows = session.execute(
                 select(User.id, User.email, User.learner_id, Enrollment.joined_at)
                 .join(Enrollment, Enrollment.user_id == User.id)
-                .where(Enrollment.course_id == course_id)
+                .join(Course, Course.id == Enrollment.course_id)
+                .where(Enrollment.course_id == course_id, User.id != Course.owner_id)
                 .order_by(User.email)
             ).all()
         return [Student(row.id, row.email, row.learner_id, as_utc(row.joined_at)) for row in rows]
 
     def staff_course(self, account: Account, course_id: str) -> CourseInfo:
-        """The course, if ``account`` teaches it (its owner, or an admin); else 404, as if it did not exist."""
+        """The course, if ``account`` may teach it now (:func:`may_teach`); else 404, as if it did not exist."""
         course = self.get(course_id)
         if course is None or not may_teach(account, course):
             raise ApiError(404, "There is no such course of yours.")
@@ -173,7 +199,20 @@ class Courses:
 
 
 def may_teach(account: Account, course: CourseInfo) -> bool:
-    return course.owner_id == account.id or account.role is Role.ADMIN
+    """Whether ``account`` acts as the course's staff: any admin, or its owner while an instructor.
+
+    By role and ownership together, read from the account of this very request: an owner demoted to
+    student loses every staff page at once (an admin still sees the course), and has it back if made
+    an instructor again.
+    """
+    if account.role is Role.ADMIN:
+        return True
+    return course.owner_id == account.id and account.role is Role.INSTRUCTOR
+
+
+def may_enrol(account: Account, course: CourseInfo) -> bool:
+    """Staff never enrol as students: not its owner (whatever their role now), nor an admin."""
+    return course.owner_id != account.id and account.role is not Role.ADMIN
 
 
 def new_join_code() -> str:

@@ -15,7 +15,18 @@ from app.accounts.kit import AccountKit, account_kit
 from app.accounts.pages import require_account
 from app.accounts.users import Account
 from app.catalog import in_order
-from app.courses.courses import CourseError, CourseInfo, CourseItem, Courses, may_teach, parse_due
+from app.courses.courses import (
+    EARLIEST_DUE,
+    LATEST_DUE,
+    STAFF_CANNOT_JOIN,
+    CourseError,
+    CourseInfo,
+    CourseItem,
+    Courses,
+    may_enrol,
+    may_teach,
+    parse_due,
+)
 from app.courses.dashboard import cell
 from app.courses.runs import load_runs
 from app.errors import ApiError
@@ -58,19 +69,40 @@ def router(templates: Jinja2Templates) -> APIRouter:
     def page(request: Request, name: str, status: int = 200, **context: Any) -> HTMLResponse:
         return templates.TemplateResponse(request, name, {"active": "courses", **context}, status_code=status)
 
-    def course_form(
-        request: Request, app: Services, course: CourseInfo | None, status: int = 200, **context: Any
+    def course_form(request: Request, app: Services, course: CourseInfo | None) -> HTMLResponse:
+        """The form, filled in with the course as it is (or empty, for a new one)."""
+        if course is None:
+            return form_page(request, app, None, title="", due={})
+        due = {item.slug: item.due_at.strftime("%Y-%m-%dT%H:%M") if item.due_at else "" for item in course.items}
+        return form_page(request, app, course, title=course.title, due=due)
+
+    def form_page(
+        request: Request,
+        app: Services,
+        course: CourseInfo | None,
+        *,
+        title: str,
+        due: dict[str, str],
+        error: CourseError | None = None,
     ) -> HTMLResponse:
-        chosen = {item.slug: item for item in course.items} if course else {}
+        """The course form; after bad input, with what was typed, the message and the field at fault marked."""
         return page(
             request,
             "courses/form.html",
-            status,
+            400 if error else 200,
             course=course,
-            chosen=chosen,
+            title=title,
+            due=due,
             exercises=in_order(list(app.exercises.values())),
-            **{"error": None, "title": "", **context},
+            error=error,
+            earliest_due=EARLIEST_DUE,
+            latest_due=LATEST_DUE,
         )
+
+    def refused(request: Request, app: Services, course: CourseInfo | None, form: Form, error: CourseError) -> Response:
+        ticked = form.getlist("exercise")
+        typed = {slug: form.get(f"due:{slug}") for slug in ticked}
+        return form_page(request, app, course, title=form.get("title"), due=typed, error=error)
 
     @pages.get("/courses")
     def course_list(request: Request, app: ServicesDep, catalog: CoursesDep) -> Response:
@@ -112,7 +144,7 @@ def router(templates: Jinja2Templates) -> APIRouter:
             items = items_from(form, set(app.exercises))
             course = await run_in_threadpool(catalog.create, account, form.get("title"), items)
         except CourseError as exc:
-            return course_form(request, app, None, 400, error=exc.message, title=form.get("title"))
+            return refused(request, app, None, form, exc)
         return RedirectResponse(f"/courses/{course.id}", status_code=303)
 
     @pages.get("/courses/{course_id}")
@@ -137,7 +169,7 @@ def router(templates: Jinja2Templates) -> APIRouter:
     @pages.get("/courses/{course_id}/edit")
     def edit_course_page(course_id: str, request: Request, app: ServicesDep, catalog: CoursesDep) -> Response:
         course = catalog.staff_course(require_account(request), course_id)
-        return course_form(request, app, course, title=course.title)
+        return course_form(request, app, course)
 
     @pages.post("/courses/{course_id}/edit")
     async def edit_course(
@@ -149,7 +181,7 @@ def router(templates: Jinja2Templates) -> APIRouter:
             items = items_from(form, set(app.exercises) | set(course.slugs))
             await run_in_threadpool(catalog.update, course.id, form.get("title"), items)
         except CourseError as exc:
-            return course_form(request, app, course, 400, error=exc.message, title=form.get("title"))
+            return refused(request, app, course, form, exc)
         return RedirectResponse(f"/courses/{course.id}", status_code=303)
 
     @pages.post("/courses/{course_id}/join-code")
@@ -167,6 +199,8 @@ def router(templates: Jinja2Templates) -> APIRouter:
         account = require_account(request)
         if may_teach(account, course) or catalog.is_enrolled(account, course.id):
             return RedirectResponse(f"/courses/{course.id}", status_code=303)
+        if not may_enrol(account, course):
+            raise ApiError(409, STAFF_CANNOT_JOIN)
         return page(request, "courses/join.html", course=course, code=code)
 
     @pages.post("/join/{code}")
@@ -176,7 +210,10 @@ def router(templates: Jinja2Templates) -> APIRouter:
         course = catalog.by_join_code(code)
         if course is None:
             raise ApiError(404, "This join link does not work (it may have been replaced): ask your instructor.")
-        await run_in_threadpool(catalog.join, account, course.id)
+        try:
+            await run_in_threadpool(catalog.join, account, course)
+        except CourseError as exc:
+            raise ApiError(409, exc.message) from None
         return RedirectResponse(f"/courses/{course.id}", status_code=303)
 
     return pages

@@ -19,7 +19,7 @@ from typing import Literal
 from redis.exceptions import RedisError
 from sqlalchemy import delete, select
 
-from app.courses.runs import load_runs
+from app.courses.runs import load_runs, stopped
 from app.models import Enrollment, Progress, Submission, SubmissionKind, SubmissionStatus, User
 from app.services import Services
 from app.submissions import as_utc
@@ -81,7 +81,12 @@ class Report:
 
 
 def select_runs(services: Services, slug: str, which: Which, course_id: str | None) -> list[Submission]:
-    """The finished runs (not regrades) of ``slug`` to grade again: all, or each learner's latest."""
+    """The graded runs (not regrades) of ``slug`` to grade again: all, or each learner's latest.
+
+    A run its learner stopped is none of them: it never reached a verdict of the checks, and grading its
+    code to the end would give it one the learner chose not to wait for (a pass, even, and the exercise
+    marked solved). "Latest" is the latest run that is not stopped.
+    """
     with services.sessions() as session:
         query = select(Submission).where(
             Submission.exercise == slug,
@@ -93,6 +98,7 @@ def select_runs(services: Services, slug: str, which: Which, course_id: str | No
             learners = select(User.learner_id).join(Enrollment, Enrollment.user_id == User.id)
             query = query.where(Submission.learner_id.in_(learners.where(Enrollment.course_id == course_id)))
         runs = list(session.scalars(query.order_by(Submission.created_at, Submission.id)))
+    runs = [run for run in runs if not stopped(run.result)]
     if which == "latest":
         latest = {run.learner_id: run for run in runs}  # oldest first: the last one kept is the newest
         runs = sorted(latest.values(), key=lambda run: (as_utc(run.created_at), run.id))

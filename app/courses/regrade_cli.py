@@ -15,8 +15,10 @@ if TYPE_CHECKING:
 def regrade_command(
     slug: Annotated[str, typer.Argument(help="The exercise whose runs to grade again.")],
     course: Annotated[str | None, typer.Option(help="Only the runs of this course's students (its id).")] = None,
-    every: Annotated[bool, typer.Option("--all", help="Every finished run of the exercise.")] = False,
-    latest: Annotated[bool, typer.Option("--latest", help="Each learner's latest finished run.")] = False,
+    every: Annotated[
+        bool, typer.Option("--all", help="Every finished run of the exercise (a stopped run is never regraded).")
+    ] = False,
+    latest: Annotated[bool, typer.Option("--latest", help="Each learner's latest finished run, not stopped.")] = False,
     workers: Annotated[
         int | None,
         typer.Option(

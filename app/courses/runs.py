@@ -36,15 +36,11 @@ class Verdict:
     version: str | None
     finished_at: datetime | None
     result: dict[str, Any] | None
-    reason: str | None = None
+    stopped: bool = False  # its learner stopped it
 
     @property
     def finished(self) -> bool:
         return self.status in _FINISHED
-
-    @property
-    def stopped(self) -> bool:
-        return self.reason == Reason.STOPPED.value
 
 
 @dataclass(frozen=True)
@@ -134,6 +130,10 @@ def _verdict(row: Any, *, keep_result: bool) -> Verdict:
     got = float(result.get("points") or 0) if result else 0.0
     most = float(result.get("max_points") or 0) if result else 0.0
     finished_at = as_utc(row.finished_at) if row.finished_at else None
-    reason = str(result.get("reason")) if result and result.get("reason") else None
     kept = result if keep_result else None
-    return Verdict(row.id, row.status, got, most, row.exercise_version, finished_at, kept, reason)
+    return Verdict(row.id, row.status, got, most, row.exercise_version, finished_at, kept, stopped(result))
+
+
+def stopped(result: Any) -> bool:
+    """Whether a run's result says its learner stopped it."""
+    return isinstance(result, dict) and result.get("reason") == Reason.STOPPED.value

@@ -6,7 +6,10 @@ admin); for anyone else it does not exist (404), and nothing about it is read.
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from typing import Annotated, Any
+from urllib.parse import quote
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, Response
@@ -28,12 +31,22 @@ ServicesDep = Annotated[Services, Depends(services)]
 
 
 def csv_response(course: CourseInfo, text: str) -> Response:
-    name = "".join(ch if ch.isalnum() else "-" for ch in course.title.lower()).strip("-")[:60] or "course"
+    name = re.sub(r"\W+|_", "-", course.title.lower()).strip("-")[:60]
     return Response(
         text,
         media_type="text/csv; charset=utf-8",
-        headers={"Content-Disposition": f'attachment; filename="{name}-gradebook.csv"'},
+        headers={"Content-Disposition": attachment(f"{name or 'course'}-gradebook.csv")},
     )
+
+
+def attachment(filename: str) -> str:
+    """A download's Content-Disposition (RFC 6266) for a name in any script: ``filename*`` is the name in UTF-8
+    (RFC 5987), and ``filename`` an ASCII stand-in for clients that read only that (accents dropped, the rest -)."""
+    stem, dot, extension = filename.rpartition(".")
+    ascii_stem = unicodedata.normalize("NFKD", stem).encode("ascii", "ignore").decode("ascii")
+    ascii_stem = re.sub(r"[^A-Za-z0-9]+", "-", ascii_stem).strip("-") or "download"
+    fallback = f"{ascii_stem}{dot}{re.sub(r'[^A-Za-z0-9]+', '', extension)}"
+    return f"attachment; filename=\"{fallback}\"; filename*=UTF-8''{quote(filename, safe='')}"
 
 
 def router(templates: Jinja2Templates) -> APIRouter:

@@ -3,12 +3,13 @@
 Inside, one module per concept: the jail policy as data (``policy``), the one bubblewrap command
 (``bwrap``), the pipes to a runner (``channel``), how a run ended (``endings``), cold runs
 (``cold``) and warm ones forked from zygotes (``zygote``, ``pool``, ``spares``, ``warm``), cgroups
-v1 and v2 (``cgroups``), seccomp, uid slots, CPU pinning and the doctor. Code outside this
-package uses only the names below.
+v1 and v2 (``cgroups``), a run's CPU time (``cputime``) and its time limits (``clock``), seccomp,
+uid slots, CPU pinning and the doctor. Code outside this package uses only the names below.
 """
 
 from grader.sandbox.bwrap import bwrap_path, require_sandbox
 from grader.sandbox.channel import CapturedOutput
+from grader.sandbox.clock import RunClock
 from grader.sandbox.doctor import Protection, examine
 from grader.sandbox.endings import Ending, RunnerDied, SandboxUnavailable
 from grader.sandbox.policy import memory_limit_mb
@@ -27,6 +28,7 @@ __all__ = [
     "Ending",
     "Protection",
     "Run",
+    "RunClock",
     "RunnerDied",
     "SandboxUnavailable",
     "bwrap_path",

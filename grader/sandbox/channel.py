@@ -16,11 +16,12 @@ import time
 from dataclasses import dataclass, field
 from typing import NoReturn, Protocol
 
+from grader.sandbox.clock import RunClock
 from grader.sandbox.endings import Ending, RunnerDied, SandboxUnavailable
 from runner import wire
 
 PIPE_BYTES = 1 << 20
-#: How long a sandbox may take to start; the run's own time budget begins once it is up.
+#: How long a sandbox may take to start; the run's own time limits begin once it is up.
 START_SECONDS = 30.0
 
 
@@ -57,7 +58,9 @@ class CapturedOutput:
 
 
 class Ends(Protocol):
-    """What a channel needs of its run: to kill it, and to learn how it ended once its reply pipe closed."""
+    """What a channel needs of its run: its CPU time, to kill it, and how it ended once its reply pipe closed."""
+
+    def cpu_seconds(self) -> float: ...
 
     def kill(self) -> None: ...
 
@@ -115,17 +118,26 @@ class Channel:
         solution's. What was printed before it is the sandbox's, not the solution's: dropped.
         """
         try:
-            self.exchange(b"", time.monotonic() + START_SECONDS)
+            self.exchange(b"", RunClock.wall_only(START_SECONDS))
         except RunnerDied as died:
             detail = self.output.text().strip()[-2000:] or f"{died.ending.value} {died.exit_code or ''}".strip()
             raise SandboxUnavailable(f"the sandbox could not start: {detail}") from None
         self.output = CapturedOutput(limit=self.output.limit)
 
-    def exchange(self, frame: bytes, deadline: float) -> bytearray:
+    def exchange(self, frame: bytes, clock: RunClock) -> bytearray:
         """Send one request frame and return the reply body; raise :class:`RunnerDied` otherwise.
 
-        The body is read in place into memory of its own, which :func:`runner.wire.decode` can take over.
+        The run is stopped once ``clock`` says a time limit is reached; the wait counts towards its
+        wall-clock time. The body is read in place into memory of its own, which
+        :func:`runner.wire.decode` can take over.
         """
+        began = time.monotonic()
+        try:
+            return self._exchange(frame, clock, began)
+        finally:
+            clock.wall_used += time.monotonic() - began
+
+    def _exchange(self, frame: bytes, clock: RunClock, began: float) -> bytearray:
         pending = memoryview(frame)
         # Most requests fit in the pipe at once: no need to wait for it to become writable.
         with contextlib.suppress(BlockingIOError, BrokenPipeError):
@@ -135,10 +147,9 @@ class Channel:
         reply = _Reply(self._reply_cap)
         try:
             while True:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    self.die(Ending.TIMEOUT)
-                for key, _ in self._selector.select(timeout=remaining):
+                waited = time.monotonic() - began
+                self._within(clock, waited)
+                for key, _ in self._selector.select(timeout=clock.wait(waited)):
                     fd = key.fd
                     if fd == self._request_w:
                         try:
@@ -150,6 +161,7 @@ class Channel:
                     elif fd == self._reply_r:
                         body = self._read_reply(reply)
                         if body is not None:
+                            self._within(clock, time.monotonic() - began)  # an answer past a limit is not taken
                             return body
                     elif fd == self._wake_r:
                         self.die(Ending.STOPPED)
@@ -158,6 +170,15 @@ class Channel:
         finally:
             if pending and self._request_w in self._selector.get_map():
                 self._selector.unregister(self._request_w)
+
+    def _within(self, clock: RunClock, waited: float) -> None:
+        """Stop the run if it has reached a time limit, saying which (and, for the wall clock, the CPU it used)."""
+        ending = clock.spent(self._run.cpu_seconds, waited)
+        if ending is Ending.WALL_CLOCK:
+            clock.look(self._run.cpu_seconds)
+            self.die(ending, cpu_seconds=clock.cpu_used)
+        if ending is not None:
+            self.die(ending)
 
     def _read_reply(self, reply: _Reply) -> bytearray | None:
         """Read what the reply pipe holds into ``reply``; its body once complete."""
@@ -212,11 +233,11 @@ class Channel:
                 except RunnerDied:
                     return
 
-    def die(self, ending: Ending, detail: str = "") -> NoReturn:
+    def die(self, ending: Ending, detail: str = "", cpu_seconds: float | None = None) -> NoReturn:
         """Stop the run for ``ending``: kill it, keep what it printed, raise :class:`RunnerDied`."""
         self._run.kill()
         self.drain_output()
-        raise RunnerDied(ending, detail=detail)
+        raise RunnerDied(ending, detail=detail, cpu_seconds=cpu_seconds)
 
     def _reply_closed(self) -> NoReturn:
         died = self._run.ending()

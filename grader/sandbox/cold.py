@@ -19,6 +19,8 @@ from grader.limits import Limits
 from grader.sandbox import cgroups, seccomp
 from grader.sandbox.bwrap import jail_command, runner_program
 from grader.sandbox.channel import CapturedOutput, Channel, message_pipe
+from grader.sandbox.clock import RunClock
+from grader.sandbox.cputime import RunCpu
 from grader.sandbox.endings import Ending, RunnerDied, ended
 from grader.sandbox.policy import ENVIRONMENT, MAX_REQUEST_BYTES, RUNNER_DIR, RunPolicy
 from grader.sandbox.uids import UidSlot, acquire_uid_slot
@@ -31,7 +33,7 @@ class ColdRun:
         self.limits = limits
         policy = RunPolicy.of(limits)
         self._slot: UidSlot | None = None
-        self._cpu_seconds = 0.0
+        self._cpu: RunCpu | None = None
         request_r, request_w = message_pipe()
         reply_r, reply_w = message_pipe()
         stdout_r, stdout_w = os.pipe()
@@ -75,6 +77,8 @@ class ColdRun:
         )  # fmt: skip
         try:
             self.channel.await_ready()
+            # Counted from here: starting Python and numpy in the sandbox is not the solution's time.
+            self._cpu = RunCpu(self.cgroup, self._process.pid)
         except BaseException:
             self.close()
             raise
@@ -83,12 +87,16 @@ class ColdRun:
     def pid(self) -> int:
         return self._process.pid
 
+    def cpu_seconds(self) -> float:
+        """CPU time of the run's whole process tree since it was ready."""
+        return self._cpu() if self._cpu is not None else 0.0
+
     @property
     def output(self) -> CapturedOutput:
         return self.channel.output
 
-    def exchange(self, frame: bytes, deadline: float) -> bytearray:
-        return self.channel.exchange(frame, deadline)
+    def exchange(self, frame: bytes, clock: RunClock) -> bytearray:
+        return self.channel.exchange(frame, clock)
 
     def interrupt(self) -> None:
         """From any thread: the exchange in progress (or the next) kills the run and says it was stopped."""
@@ -101,6 +109,7 @@ class ColdRun:
     def ending(self) -> RunnerDied:
         """The reply pipe closed: the runner is gone or closed it. How it ended."""
         deadline = time.monotonic() + 2
+        cpu_seconds = 0.0
         while self._process.poll() is None and time.monotonic() < deadline:
             try:
                 pid, status, usage = os.wait4(self._process.pid, os.WNOHANG)
@@ -108,7 +117,10 @@ class ColdRun:
                 break
             if pid:
                 self._process.returncode = os.waitstatus_to_exitcode(status)
-                self._cpu_seconds = usage.ru_utime + usage.ru_stime
+                # The whole tree's: wait4 adds the children this process waited for, as they did theirs.
+                cpu_seconds = usage.ru_utime + usage.ru_stime
+                if self._cpu is not None:
+                    self._cpu.ended_with(cpu_seconds)
                 break
             time.sleep(0.005)
         code = self._process.poll()
@@ -117,7 +129,7 @@ class ColdRun:
         # bwrap reports a child killed by signal N as exit status 128 + N.
         signum = -code if code < 0 else code - 128 if code > 128 else 0
         oom = self.cgroup.oom_killed() if self.cgroup is not None and signum else None
-        return ended(exit_code=code, signum=signum, cpu_seconds=self._cpu_seconds, limits=self.limits, oom=oom)
+        return ended(exit_code=code, signum=signum, cpu_seconds=cpu_seconds, limits=self.limits, oom=oom)
 
     def kill(self) -> None:
         """Kill the whole sandbox (bwrap, its init and so every process in its pid namespace)."""

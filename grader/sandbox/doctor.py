@@ -10,20 +10,20 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import time
 from dataclasses import dataclass
 from typing import Any
 
 from grader.limits import Limits
-from grader.sandbox import cgroups, seccomp
+from grader.sandbox import cgroups, cputime, seccomp
 from grader.sandbox.bwrap import bwrap_path
+from grader.sandbox.clock import RunClock
 from grader.sandbox.endings import RunnerDied, SandboxUnavailable
 from grader.sandbox.policy import memory_limit_mb, pids_limit
 from grader.sandbox.runs import Run, start_runner
 from runner import protocol, wire
 
 PROBE_SOURCE = """
-import ctypes, errno, os, signal, socket
+import ctypes, errno, os, signal, socket, time
 
 libc = ctypes.CDLL(None, use_errno=True)
 libc.syscall.restype = ctypes.c_long
@@ -91,7 +91,20 @@ def probe():
     facts["home_visible"] = os.path.exists("/etc/passwd") or os.path.exists("/home")
     facts["kernel"] = {call: attempt(call) for call in ATTEMPTS}
     return facts
+
+
+def burn(seconds):
+    # In a child, waited for: the run's CPU time must count its processes, not only the runner.
+    child = os.fork()
+    if child == 0:
+        while time.process_time() < seconds:
+            pass
+        os._exit(0)
+    os.waitpid(child, 0)
+    return seconds
 """
+#: CPU time the probe spends in a child process, which the host must see counted in the run's.
+BURN_SECONDS = 0.2
 
 #: What the probe tries, by protection: a call that kills the run (SIGSYS) or fails is blocked.
 KERNEL_SURFACE = (
@@ -146,6 +159,8 @@ def examine() -> list[Protection]:
         Protection("rlimits (memory, CPU, processes, file size)", shutil.which("prlimit") is not None, "prlimit")
     )
     found += _cgroup_protections()
+    counted, how = cputime.how_counted()
+    found.append(Protection("CPU time limit on the whole run", counted, how, required=counted))
     if bwrap is None:
         return found
     try:
@@ -176,6 +191,14 @@ def examine() -> list[Protection]:
         Protection("no host files", not facts["home_visible"], "/etc and /home are not visible"),
         *_kernel_surface(facts["kernel"]),
     ]
+    seen = facts["cpu_seen"]
+    found.append(
+        Protection(
+            "CPU time of a run's children counted",
+            seen >= 0.9 * BURN_SECONDS,  # /proc counts in clock ticks, rounded down
+            f"a child of the probe computed for {BURN_SECONDS:g} s; the run's CPU time read {seen:.2f} s",
+        )
+    )
     if facts["cgroup_procs"] is not None:
         inside = facts["runner_pid"] in facts["cgroup_procs"]
         found.append(
@@ -217,13 +240,16 @@ def _said(outcome: str) -> str:
 def _probe() -> dict[str, Any]:
     """Run the probe in a real run, as a solution: load it, call it, and look at the run from the host."""
     run = start_runner(Limits(), jailed=True)
-    deadline = time.monotonic() + 10
+    clock = RunClock.wall_only(10)
     try:
-        loaded = _ask(run, protocol.load(PROBE_SOURCE, ["probe"]), deadline)
-        answer = _ask(run, protocol.call("probe", []), deadline) if loaded.keys() == protocol.LOADED else loaded
+        loaded = _ask(run, protocol.load(PROBE_SOURCE, ["probe", "burn"]), clock)
+        answer = _ask(run, protocol.call("probe", []), clock) if loaded.keys() == protocol.LOADED else loaded
         if answer.keys() != protocol.VALUE or not isinstance(answer["value"], dict):
             raise RuntimeError(f"the probe did not run: {answer}")
         facts: dict[str, Any] = answer["value"]
+        before = run.cpu_seconds()
+        _ask(run, protocol.call("burn", [BURN_SECONDS]), clock)
+        facts["cpu_seen"] = run.cpu_seconds() - before
         # Observed from the host: the run's cgroup (None on the fallback) and who is in it.
         facts["cgroup_procs"] = sorted(run.cgroup.procs()) if run.cgroup is not None else None
         facts["runner_pid"] = run.pid
@@ -232,9 +258,9 @@ def _probe() -> dict[str, Any]:
         run.close()
 
 
-def _ask(run: Run, request: dict[str, Any], deadline: float) -> dict[str, Any]:
+def _ask(run: Run, request: dict[str, Any], clock: RunClock) -> dict[str, Any]:
     try:
-        reply = wire.decode(run.exchange(wire.encode(request, share=True), deadline))
+        reply = wire.decode(run.exchange(wire.encode(request, share=True), clock))
     except RunnerDied as died:
         raise RuntimeError(f"the probe's run ended: {died.ending.value} {died.detail}".strip()) from None
     if not isinstance(reply, dict):

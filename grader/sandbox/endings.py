@@ -16,8 +16,8 @@ class SandboxUnavailable(RuntimeError):
 class Ending(enum.Enum):
     """Why a runner stopped before answering."""
 
-    TIMEOUT = "timeout"
-    CPU_LIMIT = "cpu_limit"
+    CPU_LIMIT = "cpu_limit"  # the run's processes used its CPU time (the time limit)
+    WALL_CLOCK = "wall_clock"  # the run waited out its wall-clock limit, the backstop
     OUTPUT_LIMIT = "output_limit"
     REPLY_TOO_LARGE = "reply_too_large"
     MALFORMED_REPLY = "malformed_reply"
@@ -37,6 +37,8 @@ class RunnerDied(Exception):
     detail: str = ""
     #: The run's cgroup saw the kernel's OOM killer act (True), saw no OOM (False), or there is no cgroup (None).
     oom: bool | None = field(default=None, compare=False)
+    #: For a time limit: the CPU time the run had used when it was stopped (None when not known).
+    cpu_seconds: float | None = field(default=None, compare=False)
 
 
 def ended(

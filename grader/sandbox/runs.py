@@ -9,6 +9,7 @@ from typing import Protocol
 from grader.limits import Limits
 from grader.sandbox.cgroups import RunCgroup
 from grader.sandbox.channel import CapturedOutput
+from grader.sandbox.clock import RunClock
 from grader.sandbox.cold import ColdRun
 from grader.sandbox.pool import POOL_SIZE, SPARE_RUNS, ZygotePool
 from grader.sandbox.warm import WarmRun
@@ -28,8 +29,15 @@ class Run(Protocol):
     @property
     def output(self) -> CapturedOutput: ...
 
-    def exchange(self, frame: bytes, deadline: float) -> bytearray:
-        """Send a request frame; the reply's body, or :class:`~grader.sandbox.RunnerDied` saying how the run ended."""
+    def exchange(self, frame: bytes, clock: RunClock) -> bytearray:
+        """Send a request frame; the reply's body, or :class:`~grader.sandbox.RunnerDied` saying how the run ended.
+
+        The run is stopped when ``clock`` says a time limit is reached.
+        """
+        ...
+
+    def cpu_seconds(self) -> float:
+        """CPU time the run's processes have used together since it was ready."""
         ...
 
     def drain_output(self, seconds: float = 0.05) -> None: ...

@@ -27,6 +27,8 @@ from typing import Protocol
 from grader.limits import Limits
 from grader.sandbox import cgroups, cores, seccomp
 from grader.sandbox.channel import CapturedOutput, Channel, message_pipe
+from grader.sandbox.clock import RunClock
+from grader.sandbox.cputime import RunCpu
 from grader.sandbox.endings import Ending, RunnerDied, SandboxUnavailable, ended
 from grader.sandbox.policy import MAX_REQUEST_BYTES, RunPolicy
 from grader.sandbox.spares import NoIdleZygote
@@ -64,6 +66,7 @@ class WarmRun:
         self.cgroup: cgroups.RunCgroup | None = None
         self._pinned: cores.PinnedThread | None = None
         self.channel: Channel | None = None
+        self._cpu: RunCpu | None = None
         for attempt in range(2):
             zygote = pool.acquire() if wait_for_zygote else pool.try_acquire()
             if zygote is None:
@@ -91,6 +94,7 @@ class WarmRun:
                 output_kb=limits.output_kb, reply_mb=limits.reply_mb,
             )  # fmt: skip
             self.channel.await_ready()
+            self._cpu = RunCpu(self.cgroup, self.pid)  # counted from here, as on the cold path
         except BaseException:
             self.close()
             raise
@@ -137,9 +141,13 @@ class WarmRun:
         assert self.channel is not None
         return self.channel.output
 
-    def exchange(self, frame: bytes, deadline: float) -> bytearray:
+    def exchange(self, frame: bytes, clock: RunClock) -> bytearray:
         assert self.channel is not None
-        return self.channel.exchange(frame, deadline)
+        return self.channel.exchange(frame, clock)
+
+    def cpu_seconds(self) -> float:
+        """CPU time of the run's whole process tree since it was ready."""
+        return self._cpu() if self._cpu is not None else 0.0
 
     def interrupt(self) -> None:
         """From any thread: the exchange in progress (or the next) kills the run and says it was stopped."""
@@ -254,6 +262,8 @@ class WarmRun:
             return RunnerDied(Ending.MALFORMED_REPLY, detail="the run ended without a status")
         cpu = (self._ended or {}).get("cpu")
         cpu_seconds = float(cpu) if isinstance(cpu, int | float) else 0.0
+        if self._cpu is not None:
+            self._cpu.ended_with(cpu_seconds)  # the runner's and its waited-for children's (the init reports it)
         if os.WIFEXITED(status):
             return ended(exit_code=os.WEXITSTATUS(status), signum=None, cpu_seconds=cpu_seconds, limits=self.limits,
                          oom=None)  # fmt: skip

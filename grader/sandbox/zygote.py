@@ -16,6 +16,7 @@ import socket
 import struct
 import subprocess
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 from grader.limits import Limits
 from grader.sandbox.bwrap import jail_command, zygote_program
@@ -27,6 +28,10 @@ _START_TIMEOUT = 15.0
 _MAX_MESSAGE = 1 << 16
 _UCRED = struct.Struct("iII")  # struct ucred: pid, uid, gid
 Message = dict[str, object]
+#: Zygotes are started from this one thread, which lives as long as the grader: bubblewrap's
+#: --die-with-parent (PR_SET_PDEATHSIG) fires when the *thread* that started it ends, and a zygote
+#: outlives the grading thread that needed it first, serving other threads' runs.
+_starter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mlkata-zygote-start")
 
 
 class ZygoteLost(RuntimeError):
@@ -46,14 +51,15 @@ class Zygote:
         ours.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
         self._socket = ours
         try:
-            self._process = subprocess.Popen(
+            self._process = _starter.submit(
+                subprocess.Popen,
                 _zygote_command(self.slot, theirs.fileno()),
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 pass_fds=(theirs.fileno(),),
                 start_new_session=True,
                 env={k: v for k, v in ENVIRONMENT.items() if k != "HOME"},
-            )
+            ).result()
         except BaseException:
             ours.close()
             self.slot.release()

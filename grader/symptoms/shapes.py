@@ -81,21 +81,43 @@ def normalisation(case: Case) -> Symptom | None:
                     found.append(say("wrong-axis-normalisation", got_axis=b, axis=a,
                                      plainly=plainly if case.e.ndim == 2 else ""))  # fmt: skip
     for a in range(case.e.ndim):
-        if case.e.shape[a] < 2 or case.e.size // case.e.shape[a] < 2:
-            continue  # one line along the axis is the whole array: a factor of its own is a factor
-        one, many = line(case.e.ndim, a)
-        nonzero = np.count_nonzero(case.e, axis=a)
-        # A line with one non-zero value is a multiple of anything: evidence needs two in each.
-        if ((nonzero == 0) | (nonzero >= 2)).all() and (nonzero >= 2).any():
-            square = np.sum(case.e * case.e, axis=a, keepdims=True)
-            factor = np.sum(case.e * case.g, axis=a, keepdims=True) / np.where(square == 0, 1, square)
-            if case.fits(factor * case.e):
-                kind = "unnormalised" if a in ones else "factor-per-slice"
-                found.append(say(kind, unit=one, units=many, axis=a))
-        if case.fits(case.e + np.mean(case.g - case.e, axis=a, keepdims=True)):
-            kind = "unnormalised-log" if _log_normalised(case.e, a) else "offset-per-slice"
-            found.append(say(kind, unit=one, units=many, axis=a))
+        # One line along the axis is the whole array: a factor or offset of its own is the array's.
+        if case.e.shape[a] >= 2 and case.e.size // case.e.shape[a] >= 2:
+            found += _per_line(case, a, normalised=a in ones)
     return _one(found)
+
+
+def _per_line(case: Case, axis: int, *, normalised: bool) -> list[Symptom]:
+    """A factor, or an offset, of each line's own along ``axis``, where the data can show one.
+
+    A line whose expected values are all equal takes any factor or offset, and so does one with a
+    single non-zero value any factor; lines all multiples of one line (a rank-1 matrix) take any
+    factors whose product has that line's shape, and lines equal up to a constant any offsets.
+    """
+    want, have = _lines(case.e, axis), _lines(case.g, axis)
+    square = np.sum(want * want, axis=1, keepdims=True)
+    factor = np.sum(want * have, axis=1, keepdims=True) / np.where(square == 0, 1, square)
+    by_factor = case.fits(factor * want, have)
+    by_offset = case.fits(want + np.mean(have - want, axis=1, keepdims=True), have)
+    changed = case.misfits(want, have).any(axis=1)
+    if not (by_factor or by_offset) or not (want.max(axis=1) > want.min(axis=1))[changed].all():
+        return []
+    one, many = line(case.e.ndim, axis)
+    found = []
+    if by_factor and (np.count_nonzero(want, axis=1)[changed] >= 2).all():
+        singular = np.linalg.svd(want, compute_uv=False)
+        if singular[1] > 1e-9 * singular[0]:
+            found.append(say("unnormalised" if normalised else "factor-per-slice", unit=one, units=many, axis=axis))
+    centred = want - want.mean(axis=1, keepdims=True)
+    if by_offset and not case.fits(centred[:1], centred):
+        kind = "unnormalised-log" if _log_normalised(case.e, axis) else "offset-per-slice"
+        found.append(say(kind, unit=one, units=many, axis=axis))
+    return found
+
+
+def _lines(values: np.ndarray, axis: int) -> np.ndarray:
+    """The lines along ``axis`` as the rows of a matrix."""
+    return np.moveaxis(values, axis, -1).reshape(-1, values.shape[axis])
 
 
 def _sums_to_one(values: np.ndarray, axis: int) -> bool:
@@ -158,7 +180,7 @@ def rotation(case: Case) -> Symptom | None:
     found = []
     for text, (first, second) in pairings.items():
         e0, e1, g0, g1 = case.e[..., first], case.e[..., second], case.g[..., first], case.g[..., second]
-        if case.fits(np.hypot(e0, e1), np.hypot(g0, g1)):
+        if case.fits(np.sqrt(e0 * e0 + e1 * e1), np.sqrt(g0 * g0 + g1 * g1)):
             turned = case.misfits(e0, g0) | case.misfits(e1, g1)
             if turned.sum() >= 2:
                 found.append(say("rotation", pairs=text))

@@ -86,15 +86,14 @@ def integer(e: int, g: int, sizes: list[tuple[str, float]]) -> Symptom | None:
         through_float = False  # too large even for a float: not this
     if through_float:
         return say("integer-via-float")
-    ratio = Fraction(g, e) if e else None
-    sign = ratio == -1
-    factor = None if ratio is None or sign else factor_name(float(ratio), sizes, tolerance=1e-12)
-    if abs(g - e) == 1:  # 1 for 2 is one less and half alike: then nothing is said
-        return None if (factor or sign) else say("off-by-one", more_less="more" if g > e else "less")
     if abs(e) < ROUND_BELOW:
-        return None  # small numbers are each other's multiples by chance
-    if sign:
+        return None  # small numbers are each other's multiples, and one off each other, by chance
+    if abs(g - e) == 1:
+        return say("off-by-one", more_less="more" if g > e else "less")
+    ratio = Fraction(g, e)
+    if ratio == -1:
         return say("sign")
+    factor = factor_name(float(ratio), sizes, tolerance=1e-12)
     return None if factor is None else say("factor", op=factor)
 
 
@@ -102,6 +101,8 @@ def integers(case: Case) -> Symptom | None:
     """Whole-number answers that differ from whole-number expectations by exactly one, all the same way."""
     if not case.real or (case.e != np.round(case.e)).any() or (case.g != np.round(case.g)).any():
         return None
+    if not case.telling():
+        return None  # a token id or a count of 3 is one off another by chance
     step = (case.g - case.e)[case.g != case.e]
     if not ((step == 1).all() or (step == -1).all()):
         return None

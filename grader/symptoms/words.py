@@ -37,7 +37,7 @@ SENTENCES: dict[str, str] = {
     "integer-via-float": "Your integer is the expected one rounded to a float's precision: did it go through a float "
     "(/, float(), ** on floats, a float array) where exact integer arithmetic was needed?",
     "off-by-one": "Where your answer differs, it is one {more_less} than expected: an off-by-one (the end of a "
-    "range, < for <=, a floor where a ceiling was meant)?",
+    "range, < for <=, a floor where a ceiling was meant, a rounding)?",
     # Each value against its own expected value.
     "sign": "Your answer is the expected one with the opposite sign: a subtraction the wrong way round, or a minus "
     "sign too many or too few?",
@@ -78,8 +78,8 @@ SENTENCES: dict[str, str] = {
     # Whole numbers.
     "truncation": "Your answer is the expected one with the fractional part dropped (not rounded to the nearest): "
     "an int(), astype(int) or // where the value should keep its fraction?",
-    "rounding": "Your answer is the expected one rounded to whole numbers: a round(), int(), astype(int) or // "
-    "where the value should keep its fraction?",
+    "rounding": "Your answer is the expected one rounded to whole numbers: a round(), a ceil or a conversion to "
+    "an integer where the value should keep its fraction?",
     # Right for a sub-case only, across the calls of a check.
     "first-only": "Right on the first call, wrong on every later one: what changes after the first? State carried "
     "from one call to the next (a cache, a running sum), or a part that matters only once there is more than one "

@@ -7,7 +7,7 @@ import { Layout } from "./layout.js";
 import { Playground } from "./playground.js";
 import { pref, setPref } from "./prefs.js";
 import { marksOf, ResultsPanel } from "./results.js";
-import { follow, getJson, run, stop } from "./runs.js";
+import { errorMessage, follow, getJson, run, stop } from "./runs.js";
 
 const data = JSON.parse(byId("page-data").textContent ?? "{}");
 const draftKey = `mlkata:draft:${data.slug}`;
@@ -69,7 +69,7 @@ const panel = new ResultsPanel({
     if (layout.phone) layout.showPane("code");
     editor.goToLine(line, column);
   },
-  moreHint: (hintId, level) => getJson(`${data.hints_url}/${encodeURIComponent(hintId)}?level=${level}`),
+  moreHint: (hintId, level) => hintLevel(`${data.hints_url}/${encodeURIComponent(hintId)}?level=${level}`),
 });
 const comparison = new Comparison({ editor, nonce: data.style_nonce, fontSize: () => fontSize });
 const history = new History({
@@ -148,6 +148,16 @@ function settings() {
   };
   byId("font-smaller").addEventListener("click", () => resize(-1));
   byId("font-larger").addEventListener("click", () => resize(1));
+}
+
+/** A level of a hint: `{hint}` when the server gives it, else `{refusal}`: when it opens, or what went wrong. */
+async function hintLevel(url) {
+  try {
+    const response = await fetch(url, { headers: { Accept: "application/json" } });
+    return response.ok ? { hint: await response.json() } : { refusal: await errorMessage(response) };
+  } catch {
+    return { refusal: "More help could not be fetched: check your connection and run again." };
+  }
 }
 
 function handlers({ onAccepted } = {}) {

@@ -10,7 +10,11 @@ const ICONS = { pending: "•", running: "▸", pass: "✓", fail: "✗", error:
 const CHECK_LABEL = { pending: "waiting", running: "running", pass: "passed", fail: "failed", error: "error" };
 
 export class ResultsPanel {
-  /** @param {{goToLine: (line: number, column?: number) => void, moreHint: (hintId: string, level: number) => Promise<any>}} actions */
+  /**
+   * `moreHint` asks the server for a level of a hint: `{hint}` when it is open, `{refusal}` (why not, and what
+   * opens it) when it is not.
+   * @param {{goToLine: (line: number, column?: number) => void, moreHint: (hintId: string, level: number) => Promise<{hint?: any, refusal?: string}>}} actions
+   */
   constructor(actions) {
     this.actions = actions;
     this.status = byId("run-status");
@@ -25,6 +29,7 @@ export class ResultsPanel {
     this.output = byId("output");
     this.outputText = "";
     this.timer = 0;
+    this.finished = false;
   }
 
   /** @param {keyof typeof STATUS_TEXT} state @param {string} [detail] */
@@ -35,6 +40,7 @@ export class ResultsPanel {
 
   /** A new run: clear everything and start the clock (from `since`, for a run re-attached after a reload). */
   begin(since = Date.now()) {
+    this.finished = false;
     this.setStatus("sending");
     this.summary.textContent = "";
     this.lastRun.hidden = true;
@@ -155,25 +161,30 @@ export class ResultsPanel {
     return button;
   }
 
-  /** A hint's first level, and a button asking for the next one while there is one. */
+  /**
+   * A hint's first level and, once the run is over, what comes next: a button for the next level when the
+   * server says it is open, else when it opens (the server's words: level n after n failed runs that give it).
+   */
   hint(text, hintId, levels = 1) {
     const box = el("div", { className: "check-hint" }, [el("p", {}, [el("strong", { text: "Hint: " }), document.createTextNode(text)])]);
-    if (hintId && levels > 1) {
-      let shown = 1;
-      const more = el("button", { className: "button small more-hint", text: `More help (${shown + 1} of ${levels})`, attrs: { type: "button" } });
-      more.addEventListener("click", async () => {
-        more.disabled = true;
-        const next = await this.actions.moreHint(hintId, shown + 1);
-        more.disabled = false;
-        if (!next) return;
-        shown += 1;
-        box.insertBefore(el("p", { className: `hint-level hint-${next.kind.replace(/\s+/g, "-")}` }, [el("strong", { text: `${capitalize(next.kind)}: ` }), next.kind === "code" ? el("code", { text: next.text }) : document.createTextNode(next.text)]), more);
-        if (shown >= levels) more.remove();
-        else more.textContent = `More help (${shown + 1} of ${levels})`;
-      });
-      box.append(more);
-    }
+    // Asked only for a finished run: while it runs, the run that may open the next level is not counted yet.
+    if (hintId && levels > 1 && this.finished) this.offerLevel(box, hintId, 2, levels);
     return box;
+  }
+
+  async offerLevel(box, hintId, level, levels) {
+    const answer = await this.actions.moreHint(hintId, level);
+    if (!answer.hint) {
+      box.append(el("p", { className: "hint-closed muted", text: answer.refusal ?? "" }));
+      return;
+    }
+    const next = answer.hint;
+    const more = el("button", { className: "button small more-hint", text: `More help (${level} of ${levels})`, attrs: { type: "button" } });
+    more.addEventListener("click", () => {
+      more.replaceWith(el("p", { className: `hint-level hint-${next.kind.replace(/\s+/g, "-")}` }, [el("strong", { text: `${capitalize(next.kind)}: ` }), next.kind === "code" ? el("code", { text: next.text }) : document.createTextNode(next.text)]));
+      if (level < levels) this.offerLevel(box, hintId, level + 1, levels);
+    });
+    box.append(more);
   }
 
   appendOutput(text) {
@@ -188,6 +199,7 @@ export class ResultsPanel {
    * @param {{restoredAt?: string}} [options] a result shown again after a reload says when it ran
    */
   done(result, { restoredAt } = {}) {
+    this.finished = true;
     this.stopClock();
     this.list.removeAttribute("aria-busy");
     this.placeholder.hidden = true;

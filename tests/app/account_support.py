@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import re
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 from api_support import read_events, submit
-from sqlalchemy import select
+from sqlalchemy import select, text
 
 from app.accounts.passwords import Passwords
 from app.accounts.users import Account, Accounts
@@ -36,9 +39,12 @@ def post_form(
 
 
 def sign_up(client: httpx.Client, email: str, password: str = PASSWORD) -> httpx.Response:
+    """Sign up through the form, then sign in as its answer asks (a sign-up never signs in by itself)."""
     response = post_form(client, "/signup", {"email": email, "password": password, "password_again": password})
-    assert response.status_code == 303, response.text[:500]
-    return response
+    assert response.status_code == 200 and "data-signed-up" in response.text, response.text[:500]
+    signed_in = sign_in(client, email, password)
+    assert signed_in.status_code == 303, signed_in.text[:500]
+    return signed_in
 
 
 def sign_in(client: httpx.Client, email: str, password: str = PASSWORD, next_path: str = "/") -> httpx.Response:
@@ -92,3 +98,34 @@ def join_url(instructor: httpx.Client, course_id: str) -> str:
 def join(student: httpx.Client, link: str) -> None:
     response = post_form(student, link, {})
     assert response.status_code == 303, response.text[:500]
+
+
+def at_once(count: int, send: Callable[[int], httpx.Response]) -> list[httpx.Response]:
+    """The answers to ``send(0)`` … ``send(count - 1)``, sent at the same moment from threads of their own."""
+    barrier = threading.Barrier(count)
+
+    def run(i: int) -> httpx.Response:
+        barrier.wait()
+        return send(i)
+
+    with ThreadPoolExecutor(count) as pool:
+        return list(pool.map(run, range(count)))
+
+
+def login_attempts(settings: Settings) -> int:
+    """How many sign-in failures and sign-ups the login limits hold now."""
+    engine = make_engine(settings.resolved_database_url())
+    try:
+        with engine.connect() as connection:
+            return int(connection.execute(text("SELECT count(*) FROM login_attempts")).scalar_one())
+    finally:
+        engine.dispose()
+
+
+def count_users(settings: Settings) -> int:
+    engine = make_engine(settings.resolved_database_url())
+    try:
+        with engine.connect() as connection:
+            return int(connection.execute(text("SELECT count(*) FROM users")).scalar_one())
+    finally:
+        engine.dispose()

@@ -1,4 +1,4 @@
-"""The run history, stopping a run, hints in levels, the reference after solving and tries, through HTTP."""
+"""The run history, stopping a run, the reference after solving and tries, through HTTP (hints: test_api_hints)."""
 
 from __future__ import annotations
 
@@ -71,17 +71,6 @@ def test_a_timeout_names_its_check_and_the_other_function_s_checks_still_run(cli
     by_reason = {t["reason"] for t in result["tests"]}
     assert "passed" in by_reason, "kv_cache_bytes's checks did not run after attend_step timed out"
     assert any("ran out of time in" in (t["message"] or "") for t in result["tests"] if t["reason"] == "not_run")
-
-
-def test_hints_are_given_one_level_at_a_time(client: httpx.Client) -> None:
-    accepted = submit(client, mutant_code("no-scaling")).json()
-    mistake = read_events(client, accepted["events_url"])[-1]["data"]["result"]["mistake"]
-    assert (mistake["hint_id"], mistake["hint_levels"]) == ("scaling", 3)
-    second = client.get(f"/api/exercises/{SLUG}/hints/scaling", params={"level": 2}).json()
-    assert (second["kind"], second["levels"]) == ("formula", 3)
-    assert client.get(f"/api/exercises/{SLUG}/hints/scaling", params={"level": 3}).json()["kind"] == "code"
-    assert "3 levels" in assert_error(client.get(f"/api/exercises/{SLUG}/hints/scaling", params={"level": 4}), 404)
-    assert_error(client.get(f"/api/exercises/{SLUG}/hints/no-such-hint"), 404)
 
 
 def test_the_reference_is_refused_until_solved_and_never_in_the_page_before(client: httpx.Client) -> None:

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import httpx
 from account_support import create_course, csrf_token, join, join_url, make_account, run_to_the_end, sign_in, sign_up
-from api_support import SLUG, RunningServer, mutant_code
+from api_support import SLUG, RunningServer, mutant_code, reference_code
 
+from app.accounts.passwords import Passwords
+from app.accounts.users import Accounts
+from app.db import make_engine, make_sessionmaker
 from app.models import Role
 
 ROLES = ("anonymous", "enrolled student", "other student", "other instructor", "owner", "admin")
@@ -100,3 +103,82 @@ def _holds_no_data(response: httpx.Response, path: str, role: str) -> None:
     body = response.text.split("<main", 1)[-1].split("</main>", 1)[0]
     for secret in (SECRET, "enrolled@example.org", "def attend_step", "no-scaling"):
         assert secret not in body, f"{role} got {secret!r} from {path}"
+
+
+def test_a_demoted_owner_loses_every_staff_page_at_once_and_regains_them_when_promoted(server: RunningServer) -> None:
+    make_account(server.settings, "owner@example.org", Role.INSTRUCTOR)
+    make_account(server.settings, "admin@example.org", Role.ADMIN)
+    with server.client() as owner, server.client() as student, server.client() as admin:
+        sign_in(owner, "owner@example.org")
+        sign_in(admin, "admin@example.org")
+        course = create_course(owner, SECRET, [SLUG])
+        sign_up(student, "enrolled@example.org")
+        join(student, join_url(owner, course))
+        run = run_to_the_end(student, mutant_code("no-scaling"), SLUG)
+        student_id = _student_id(owner, course)
+        reads = [
+            f"/courses/{course}",
+            f"/courses/{course}/dashboard",
+            f"/courses/{course}/exercises/{SLUG}",
+            f"/courses/{course}/students/{student_id}",
+            f"/courses/{course}/submissions/{run['id']}",  # with the hidden checks' output
+            f"/courses/{course}/gradebook.csv",
+            f"/courses/{course}/edit",
+            f"/api/courses/{course}/gradebook",
+            f"/api/courses/{course}/gradebook?format=csv",
+        ]
+
+        def staff_answers(client: httpx.Client) -> dict[str, int]:
+            got = {path: client.get(path, follow_redirects=False).status_code for path in reads}
+            for path in (f"/courses/{course}/join-code", f"/courses/{course}/edit"):
+                data = {"csrf_token": csrf_token(client, "/"), "title": SECRET, "exercise": SLUG}
+                got[f"POST {path}"] = client.post(path, data=data, follow_redirects=False).status_code
+            return got
+
+        assert set(staff_answers(owner).values()) <= {200, 303}
+        set_role(server, "owner@example.org", Role.STUDENT)  # as `mlkata user set-role` does
+        # The same session, the very next request: nothing of the course is theirs any more.
+        demoted = staff_answers(owner)
+        assert set(demoted.values()) == {404}, demoted
+        for path in reads:
+            _holds_no_data(owner.get(path), path, "demoted owner")
+        assert f'data-course="{course}"' not in owner.get("/courses").text
+        assert owner.get("/api/courses").json() == []
+        # An admin still sees the course and everything in it.
+        assert admin.get(f"/courses/{course}/dashboard").status_code == 200
+        assert admin.get(f"/api/courses/{course}/gradebook").json()["students"][0]["email"] == "enrolled@example.org"
+        # Made an instructor again, the owner has the course back.
+        set_role(server, "owner@example.org", Role.INSTRUCTOR)
+        assert set(staff_answers(owner).values()) <= {200, 303}
+
+
+def test_a_course_s_staff_cannot_join_it_as_students(server: RunningServer) -> None:
+    make_account(server.settings, "owner@example.org", Role.INSTRUCTOR)
+    make_account(server.settings, "admin@example.org", Role.ADMIN)
+    with server.client() as owner, server.client() as admin:
+        sign_in(owner, "owner@example.org")
+        sign_in(admin, "admin@example.org")
+        course = create_course(owner, SECRET, [SLUG])
+        link = join_url(owner, course)
+        for client in (owner, admin):
+            refused = client.post(link, data={"csrf_token": csrf_token(client, "/")}, follow_redirects=False)
+            assert refused.status_code == 409
+            assert "You teach this course, so you cannot join it as a student." in refused.text
+        # A demoted owner is still its owner: they cannot enrol in their own course either.
+        set_role(server, "owner@example.org", Role.STUDENT)
+        assert owner.get(link).status_code == 409
+        refused = owner.post(link, data={"csrf_token": csrf_token(owner, "/")}, follow_redirects=False)
+        assert refused.status_code == 409 and "cannot join it as a student" in refused.text
+        set_role(server, "owner@example.org", Role.INSTRUCTOR)
+        run_to_the_end(owner, reference_code(), SLUG)
+        book = owner.get(f"/api/courses/{course}/gradebook").json()
+        assert book["students"] == []  # nobody enrolled, and the owner's own pass counts for no student
+        assert 'data-stat="students">0<' in owner.get(f"/courses/{course}/dashboard").text
+
+
+def set_role(server: RunningServer, email: str, role: Role) -> None:
+    engine = make_engine(server.settings.resolved_database_url())
+    try:
+        Accounts(make_sessionmaker(engine), Passwords()).set_role(email, role)
+    finally:
+        engine.dispose()

@@ -7,13 +7,16 @@ import csv
 import io
 import re
 from collections.abc import Callable, Iterator
+from urllib.parse import quote
 
 import httpx
 import pytest
 from account_support import create_course, join, join_url, make_account, post_form, run_to_the_end, sign_in, sign_up
 from api_support import KV, SLUG, RunningServer, mutant_code, read_events, reference_code
+from sqlalchemy import select
 
-from app.models import Role
+from app.db import make_engine, make_sessionmaker
+from app.models import Course, Role
 from app.settings import Settings
 
 STARTER = (KV / "starter.py").read_text(encoding="utf-8")
@@ -196,3 +199,73 @@ def test_instructors_edit_title_exercises_and_due_dates(
         assert response.status_code == 303
         page = instructor.get(f"/courses/{course_id}").text
         assert '<h1 id="course-title">Final</h1>' in page and "2030-05-05 10:00" in page
+
+
+@pytest.mark.parametrize(
+    ("title", "name", "ascii_name"),
+    [
+        ("Машинное обучение", "машинное-обучение-gradebook.csv", "gradebook.csv"),
+        ("Μηχανική μάθηση", "μηχανική-μάθηση-gradebook.csv", "gradebook.csv"),
+        ("机器学习", "机器学习-gradebook.csv", "gradebook.csv"),
+        ('Café "quoted" \\ back', "café-quoted-back-gradebook.csv", "cafe-quoted-back-gradebook.csv"),
+    ],
+)
+def test_the_gradebook_of_a_course_titled_in_any_script_downloads_with_its_name(
+    server: RunningServer, title: str, name: str, ascii_name: str
+) -> None:
+    make_account(server.settings, "prof@example.org", Role.INSTRUCTOR)
+    with server.client() as instructor:
+        sign_in(instructor, "prof@example.org")
+        course_id = create_course(instructor, title, [SLUG])
+        for path in (f"/courses/{course_id}/gradebook.csv", f"/api/courses/{course_id}/gradebook?format=csv"):
+            response = instructor.get(path)
+            assert response.status_code == 200, path
+            # RFC 6266: an ASCII filename for clients that read only that, and the real one in UTF-8 (RFC 5987).
+            disposition = response.headers["content-disposition"]
+            assert disposition == f"attachment; filename=\"{ascii_name}\"; filename*=UTF-8''{quote(name)}"
+            assert response.content.decode("utf-8-sig").startswith("Email,")
+
+
+@pytest.mark.parametrize(
+    "due", ["9999-12-31T23:59:59-05:00", "0001-01-01T00:00:00+05:00", "1999-12-31T23:59", "2201-01-01T00:00"]
+)
+def test_a_due_date_out_of_range_is_refused_naming_the_field_and_keeping_the_input(
+    server: RunningServer, due: str
+) -> None:
+    make_account(server.settings, "prof@example.org", Role.INSTRUCTOR)
+    with server.client() as instructor:
+        sign_in(instructor, "prof@example.org")
+        response = post_form(instructor, "/courses/new", {"title": "Far away", "exercise": [SLUG], f"due:{SLUG}": due})
+        assert response.status_code == 400
+        assert f"The due date of {SLUG} must be between 2000-01-01 and 2200-12-31 (UTC)" in response.text
+        # Nothing typed is lost: the title, the ticked exercise and the date are in the form again.
+        assert 'value="Far away"' in response.text
+        assert re.search(rf'value="{SLUG}" id="ex-{SLUG}" checked', response.text)
+        assert f'name="due:{SLUG}"' in response.text and f'value="{due}"' in response.text
+        assert 'aria-invalid="true"' in response.text
+        course_id = create_course(instructor, "Near", [SLUG])
+        edited = post_form(instructor, f"/courses/{course_id}/edit",
+                           {"title": "Near", "exercise": [SLUG], f"due:{SLUG}": due})  # fmt: skip
+        assert edited.status_code == 400 and f"The due date of {SLUG} must be between" in edited.text
+        assert instructor.get("/api/courses").json()[0]["exercises"] == [{"slug": SLUG, "due_at": None}]
+    assert _courses(server.settings) == ["Near"]
+
+
+def test_due_dates_at_the_ends_of_the_range_are_kept_in_utc(server: RunningServer) -> None:
+    make_account(server.settings, "prof@example.org", Role.INSTRUCTOR)
+    with server.client() as instructor:
+        sign_in(instructor, "prof@example.org")
+        course_id = create_course(instructor, "Ends", [SLUG], due={SLUG: "2200-12-31T20:00:00-03:00"})
+        assert instructor.get("/api/courses").json()[0]["exercises"][0]["due_at"] == "2200-12-31T23:00:00+00:00"
+        response = post_form(instructor, f"/courses/{course_id}/edit",
+                             {"title": "Ends", "exercise": [SLUG], f"due:{SLUG}": "2000-01-01T00:00"})  # fmt: skip
+        assert response.status_code == 303
+
+
+def _courses(settings: Settings) -> list[str]:
+    engine = make_engine(settings.resolved_database_url())
+    try:
+        with make_sessionmaker(engine)() as session:
+            return list(session.scalars(select(Course.title)))
+    finally:
+        engine.dispose()

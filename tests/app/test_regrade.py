@@ -15,8 +15,9 @@ from sqlalchemy import select
 from typer.testing import CliRunner
 
 from app.cli import app
-from app.db import make_engine, make_sessionmaker
-from app.models import Progress, Role, Submission, User
+from app.courses.runs import load_runs
+from app.db import make_engine, make_sessionmaker, upgrade
+from app.models import Learner, Progress, Role, Submission, User
 from app.settings import Settings
 from grader.versions import folder_version
 
@@ -154,6 +155,48 @@ def test_a_regrade_uses_none_of_the_learners_run_allowance(
         # One run of their own in the window, two copies made by the operator: one more run is still allowed.
         assert submit(student, RIGHT, "adder").status_code == 202
         assert submit(student, RIGHT, "adder").status_code == 429
+
+
+def test_a_run_stopped_while_queued_is_never_regraded_into_a_pass(
+    make_settings: Callable[..., Settings],
+    start_server: Callable[..., RunningServer],
+    make_exercise: Callable[..., Path],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    make_exercise("adder")
+    server = start_server(make_settings(workers=0))  # only queues: the run is still waiting when it is stopped
+    point_the_cli_at(server.settings, monkeypatch)
+    with server.client() as student:
+        sign_up(student, "stopper@example.org")
+        accepted = submit(student, RIGHT, "adder").json()
+        stopped = student.post(accepted["stop_url"]).json()
+        assert (stopped["status"], stopped["reason"]) == ("error", "stopped")
+    for which in ("--latest", "--all"):
+        code, output = regrade("adder", which, "--workers", "1")
+        assert code == 0 and "adder: 0 runs regraded" in output, output
+        assert "solved now" not in output
+    assert _solved(server.settings) == set()
+    assert [(r.status, r.result["reason"]) for r in _submissions(server.settings)] == [("error", "stopped")]
+
+
+def test_a_regrade_made_before_of_a_stopped_run_does_not_make_it_pass(make_settings: Callable[..., Settings]) -> None:
+    engine = make_engine(make_settings().resolved_database_url())
+    upgrade(engine)
+    sessions = make_sessionmaker(engine)
+    with sessions.begin() as session:
+        session.add(Learner(id="l1"))
+        session.flush()
+        stopped = {"status": "error", "reason": "stopped", "points": 0, "max_points": 2}
+        session.add(Submission(id="s1", learner_id="l1", exercise="adder", code=RIGHT, status="error", result=stopped))
+        session.flush()
+        passing = {"status": "pass", "reason": "passed", "points": 2, "max_points": 2}
+        session.add(
+            Submission(id="s2", learner_id="l1", exercise="adder", code=RIGHT, status="pass", regrade_of="s1",
+                       result=passing)
+        )  # fmt: skip
+    [run] = load_runs(sessions, ["l1"], ["adder"])
+    engine.dispose()
+    assert run.regrade is not None and run.current is run.original and not run.passed
 
 
 @pytest.mark.parametrize(

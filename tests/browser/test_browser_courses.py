@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from browser_support import REPO, SLUG, Problems, Server
 from playwright.sync_api import Browser, BrowserContext, Page, expect
-from test_browser_accounts import PASSWORD, axe_violations, fill_sign_in, fill_sign_up, header
+from test_browser_accounts import PASSWORD, axe_violations, fill_sign_in, fill_sign_up, finish_sign_up, header
 from test_browser_exercise import KV, REFERENCE, STARTER, replace_code, run_with_keyboard, wait_finished
 
 DOCS = REPO / "docs"
@@ -128,6 +128,7 @@ def student_joins_and_runs(page: Page, email: str, join_link: str, code: str) ->
     expect(page).to_have_url(re.compile(r"/signin\?next=%2Fjoin%2F"))
     page.get_by_role("link", name="Sign up").click()
     fill_sign_up(page, email)
+    finish_sign_up(page, email)
     expect(page.get_by_role("heading", name=f"Join “{TITLE}”")).to_be_visible()
     page.get_by_role("button", name="Join the course").click()
     expect(page.get_by_role("heading", name=TITLE, level=1)).to_be_visible()

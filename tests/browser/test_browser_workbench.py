@@ -210,19 +210,30 @@ def test_a_hanging_run_shows_time_and_check_and_stop_ends_it(page: Page, artifac
     page.screenshot(path=artifacts / "stopped.png")
 
 
-def test_hints_come_once_then_one_level_at_a_time(page: Page, artifacts: Path) -> None:
+def test_hints_come_once_then_one_level_per_failed_run_that_gives_them(page: Page, artifacts: Path) -> None:
     open_exercise(page)
     replace_code(page, (KV / "mutants" / "no-scaling.py").read_text(encoding="utf-8"))
     run_with_keyboard(page)
     assert wait_finished(page) == "fail"
     mistake = page.locator("#run-message.mistake")
     expect(page.locator("#results-pane .check-hint, #checks .check-hint")).to_have_count(0)
-    more = mistake.get_by_role("button", name="More help (2 of 3)")
-    more.click()
+    # No button for a level that is not open: the page says when it opens instead.
+    expect(mistake.locator(".hint-closed")).to_have_text(
+        "Level 2 of this hint opens after 1 more failed run that gives it (or once you solve the exercise)."
+    )
+    expect(mistake.get_by_role("button", name=re.compile("More help"))).to_have_count(0)
+    run_with_keyboard(page)
+    assert wait_finished(page) == "fail"
+    mistake.get_by_role("button", name="More help (2 of 3)").click()
     expect(mistake.locator(".hint-formula")).to_contain_text("√d")
+    expect(mistake.locator(".hint-closed")).to_contain_text("Level 3 of this hint opens after 1 more failed run")
+    run_with_keyboard(page)
+    assert wait_finished(page) == "fail"
+    mistake.get_by_role("button", name="More help (2 of 3)").click()
     mistake.get_by_role("button", name="More help (3 of 3)").click()
     expect(mistake.locator(".hint-code code")).to_contain_text("np.sqrt")
     expect(mistake.get_by_role("button", name=re.compile("More help"))).to_have_count(0)
+    expect(mistake.locator(".hint-closed")).to_have_count(0)
     page.screenshot(path=artifacts / "hints.png")
 
 

@@ -10,7 +10,7 @@ import pytest
 from grader.exercise import Exercise, load_exercise
 
 KV_EXERCISE = Path(__file__).resolve().parents[2] / "exercises" / "kv-cache-decoding"
-FAST_LIMITS = {"time_seconds": "2", "memory_mb": "256"}
+FAST_LIMITS = {"time_seconds": "2", "wall_clock_factor": "2", "memory_mb": "256"}
 
 
 def copy_with_limits(source: Path, destination: Path, limits: dict[str, str]) -> Path:
@@ -30,7 +30,7 @@ def copy_with_limits(source: Path, destination: Path, limits: dict[str, str]) ->
 
 @pytest.fixture(scope="session")
 def fast_exercise(tmp_path_factory: pytest.TempPathFactory) -> Exercise:
-    """The KV-cache exercise with ``time_seconds = 2`` and ``memory_mb = 256``: hostile runs end fast."""
+    """The KV-cache exercise with 2 s of CPU time, a 4 s wall clock and 256 MB: hostile runs end fast."""
     exercise = load_exercise(copy_with_limits(KV_EXERCISE, tmp_path_factory.mktemp("fast-exercise"), FAST_LIMITS))
-    assert exercise.limits.time_seconds == 2 and exercise.limits.memory_mb == 256
+    assert exercise.limits.time_seconds == 2 and exercise.limits.wall_seconds == 4 and exercise.limits.memory_mb == 256
     return exercise

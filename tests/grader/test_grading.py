@@ -218,7 +218,7 @@ def later(student):
     exercise = load_exercise(folder)
     began = time.monotonic()
     result = grade(exercise, "def add(a, b):\n    return a + b\n")
-    assert time.monotonic() - began < 4
+    assert time.monotonic() - began < 60  # stopped, not spinning on: 0.5 s of CPU, however busy the host
     spins, later = result.tests
     assert (spins.status, spins.reason) == (Status.ERROR, Reason.INTERNAL_ERROR)
     assert "“Spins in the grader” (spins) used more than the grader's 0.5 s of CPU time" in (spins.message or "")

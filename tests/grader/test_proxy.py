@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -17,7 +16,7 @@ SOLUTION = "def square(x):\n    if x < 0:\n        raise ValueError('negative')\
 
 @pytest.fixture
 def session() -> Iterator[SolutionSession]:
-    opened = SolutionSession(Limits(), jailed=False, deadline=time.monotonic() + 30, warm=False)
+    opened = SolutionSession(Limits(), jailed=False, warm=False)
     opened.load(SOLUTION, ["square"])
     yield opened
     opened.close()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 
 import numpy as np
@@ -32,7 +31,7 @@ def a_set():
 
 @pytest.fixture
 def session() -> Iterator[SolutionSession]:
-    opened = SolutionSession(Limits(), jailed=False, deadline=time.monotonic() + 30, warm=False)
+    opened = SolutionSession(Limits(), jailed=False, warm=False)
     yield opened
     opened.close()
 

@@ -116,6 +116,7 @@ def _golden() -> list[Any]:
 
 
 GOLDEN = _golden()
+U, V, W = RNG.normal(size=7), RNG.normal(size=5), RNG.normal(size=5)
 
 
 @pytest.mark.parametrize(("expected", "got", "sizes", "kind", "words"), GOLDEN)
@@ -236,14 +237,17 @@ def test_random_wrong_values_are_not_given_a_symptom(seed: int) -> None:
         (np.full((4, 4), 0.25), np.full((4, 4), 0.5)),  # uniform weights: a factor and an offset alike
         (np.array([[0.0, 1.5], [-1.5, 0.0]]), np.array([[0.0, -1.5], [1.5, 0.0]])),  # antisymmetric: sign or .T
         (np.full((3, 4), 0.7), np.array([[0.7] * 4, [0.7] * 4, [0.9] * 4])),  # equal rows: no shift to see
+        (np.outer(U, V), np.outer(U, W)),  # rank 1 (A = σu, B = v): any other B is a factor per column
+        (np.tile([0.0, 2, 2, 4, -2, -4], (4, 1)), np.tile([1.0, 2, 3, 4, -3, -4], (4, 1))),  # equal rows, halves
+        (np.array([3, 5, 2]), np.array([3, 5, 1])),  # token ids: one off another by chance
         (2, 1),  # half of 2, or one less: a hidden kv_cache_bytes(1, 1, 1, 1, 1) without its 2
         (3, 6),  # small numbers are multiples of each other by chance
         (7, 7),  # equal
         (np.ones(3), np.ones(4)),  # shapes differ: not for a diagnosis
         (np.array([1.0, np.nan]), np.array([1.0, 2.0])),  # the expected value is nan
     ],
-    ids=["zeros", "starter", "one-hot", "uniform", "antisymmetric", "equal-rows", "two-for-one", "small-ints", "equal",
-         "shapes", "nan-expected"],
+    ids=["zeros", "starter", "one-hot", "uniform", "antisymmetric", "equal-rows", "rank-1", "equal-rows-rounded",
+         "token-ids", "two-for-one", "small-ints", "equal", "shapes", "nan-expected"],
 )  # fmt: skip
 def test_ambiguous_or_empty_evidence_says_nothing(expected: Any, got: Any) -> None:
     assert diagnose(expected, got) is None

@@ -15,8 +15,8 @@ LIMITS = Limits(time_seconds=2, memory_mb=256, output_kb=8)
 @pytest.mark.parametrize(
     ("ending", "reason", "ends_run", "words"),
     [
-        (RunnerDied(Ending.TIMEOUT), Reason.TIMEOUT, True, "Time limit exceeded during f(): the run may take 2 s"),
-        (RunnerDied(Ending.CPU_LIMIT), Reason.CPU_LIMIT, True, "CPU time limit exceeded during f() (3 s of CPU)"),
+        (RunnerDied(Ending.CPU_LIMIT), Reason.TIMEOUT, True, "during f(): the run used up its 2 s of CPU time"),
+        (RunnerDied(Ending.WALL_CLOCK), Reason.TIMEOUT, True, "the run reached its wall-clock limit of 10 s"),
         (RunnerDied(Ending.OUTPUT_LIMIT), Reason.OUTPUT_LIMIT, True, "printed more than 8 KiB"),
         (RunnerDied(Ending.EXITED, exit_code=3), Reason.EXITED, False, "(exit code 3)"),
         (RunnerDied(Ending.BLOCKED_SYSCALL), Reason.BLOCKED_SYSCALL, False, "a system call the sandbox forbids"),
@@ -33,6 +33,23 @@ def test_each_ending_has_one_reason_and_a_message_naming_the_limit(
     assert (verdict.reason, verdict.ends_run) == (reason, ends_run)
     assert words in verdict.message
     assert verdict.ends_run is (verdict.reason in verdicts.ENDS_THE_RUN)
+
+
+@pytest.mark.parametrize(
+    ("cpu_seconds", "words"),
+    [
+        (0.01, "(5× its 2 s of CPU time) without finishing, and had used only 0.01 s of CPU time: it was waiting, "
+               "not computing (a sleep, or a read that never returns?)."),
+        (1.5, "(5× its 2 s of CPU time) without finishing, and had used 1.5 s of CPU time."),
+        (None, "(5× its 2 s of CPU time) without finishing."),
+    ],
+)  # fmt: skip
+def test_a_wall_clock_stop_says_it_was_waiting_only_when_the_run_hardly_computed(
+    cpu_seconds: float | None, words: str
+) -> None:
+    verdict = verdicts.died(RunnerDied(Ending.WALL_CLOCK, cpu_seconds=cpu_seconds), "during f()", LIMITS)
+    assert verdict.message.startswith("Time limit exceeded during f(): the run reached its wall-clock limit of 10 s ")
+    assert verdict.message.endswith(words)
 
 
 def test_checks_after_the_run_ended_say_why_they_did_not_run() -> None:

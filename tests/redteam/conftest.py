@@ -30,7 +30,7 @@ def _sandbox_is_installed() -> None:
 
 @pytest.fixture(scope="session")
 def fast_exercise(tmp_path_factory: pytest.TempPathFactory) -> Exercise:
-    """The KV-cache exercise with ``time_seconds = 2`` and ``memory_mb = 256``."""
+    """The KV-cache exercise with 2 s of CPU time, a 4 s wall clock and ``memory_mb = 256``."""
     return load_fast_exercise(tmp_path_factory.mktemp("redteam-exercise"))
 
 

@@ -2,7 +2,7 @@
 
 Every submission under ``submissions/`` is graded against a copy of the KV-cache exercise with
 tight limits. :func:`grade_hostile` then asserts what must hold for *every* hostile run, whatever
-the attack: the run ended within the time limit plus a margin, no process of the sandbox's
+the attack: the run ended within its time limits plus a margin, no process of the sandbox's
 uids survived it, nothing was written on the host (the repository, host ``/tmp``, the exercise
 folder, the canary paths the attacks aim at) and no secret of the host shows up in the result.
 Each test then asserts the specific verdict for its attack.
@@ -33,9 +33,10 @@ KV_EXERCISE = REPO / "exercises" / "kv-cache-decoding"
 SANDBOX_UIDS = range(FIRST_UID, FIRST_UID + SLOT_COUNT)
 #: Every file an attack tries to create on the host has this in its name.
 CANARY_NAME = "mlkata-redteam-was-here"
-#: Slack on top of the exercise's time limit: starting and killing a sandbox, restarts after crashes.
+#: Slack on top of the exercise's time limits: starting and killing a sandbox, restarts after crashes.
 TIME_MARGIN = 3.0
-FAST_LIMITS = {"time_seconds": "2", "memory_mb": "256"}
+#: 2 s of CPU time; a wall clock of 4 s, so that what sleeps ends soon too.
+FAST_LIMITS = {"time_seconds": "2", "wall_clock_factor": "2", "memory_mb": "256"}
 
 
 def copy_exercise_with_limits(destination: Path, limits: dict[str, str]) -> Path:
@@ -56,7 +57,7 @@ def copy_exercise_with_limits(destination: Path, limits: dict[str, str]) -> Path
 
 def load_fast_exercise(destination: Path) -> Exercise:
     exercise = load_exercise(copy_exercise_with_limits(destination, FAST_LIMITS))
-    assert exercise.limits.time_seconds == 2 and exercise.limits.memory_mb == 256
+    assert exercise.limits.time_seconds == 2 and exercise.limits.wall_seconds == 4 and exercise.limits.memory_mb == 256
     return exercise
 
 
@@ -140,7 +141,8 @@ def grade_hostile(
     result = grade(exercise, raw, warm=warm)
     seconds = time.monotonic() - started
     graded = Graded(name, result, seconds, result.model_dump_json())
-    limit = exercise.limits.time_seconds + TIME_MARGIN
+    # At most two runs' wall-clock limits: after a timeout, the other function's checks get a fresh run.
+    limit = 2 * exercise.limits.wall_seconds + TIME_MARGIN
     assert seconds < limit, f"{name} took {seconds:.1f} s, more than {limit} s\n{graded.explain()}"
     assert_no_sandbox_process_survives()
     assert_no_run_cgroup_left()

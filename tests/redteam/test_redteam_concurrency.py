@@ -51,13 +51,14 @@ def test_hostile_and_honest_submissions_graded_eight_at_a_time(
         if name.startswith("honest-"):
             assert result.status is Status.PASS, (name, [(t.id, t.message) for t in result.failing()])
             assert result.points == result.max_points
-            assert seconds < kv_exercise.limits.time_seconds + 3
+            assert seconds < kv_exercise.limits.wall_seconds  # the grading as a whole, fork bombs beside it
         else:
             assert result.status is not Status.PASS, name
             assert result.reason is HOSTILE[name], (name, result.reason, result.message)
-            # A timeout gives the other function's checks a fresh run with a time limit of its own: two at most.
-            limits = 2 if HOSTILE[name] is Reason.TIMEOUT else 1
-            assert seconds < limits * fast_exercise.limits.time_seconds + 3, (name, seconds)
+            # A timeout gives the other function's checks a fresh run with time limits of its own: two at most,
+            # each ended by 2 s of CPU time or 4 s of wall clock; and starting and killing them, eight at a time.
+            runs = 2 if HOSTILE[name] is Reason.TIMEOUT else 1
+            assert seconds < runs * fast_exercise.limits.wall_seconds + 10, (name, seconds)
         assert host_secrets.token not in result.model_dump_json()
     assert_no_sandbox_process_survives()
     assert_no_canary_files(fast_exercise)

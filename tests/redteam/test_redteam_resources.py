@@ -18,39 +18,43 @@ from grader.sandbox import cgroups
 pytestmark = pytest.mark.redteam
 
 
-WALL_CLOCK = {Reason.TIMEOUT}
-# Busy threads share one process, so its CPU time can run ahead of the wall clock on two cores:
-# either limit may stop a thread bomb first, and both are reported as a time limit.
-WALL_CLOCK_OR_CPU = {Reason.TIMEOUT, Reason.CPU_LIMIT}
+#: What each limit says: the CPU time of the whole run (every process and thread together), or the wall clock.
+CPU = "the run used up its 2 s of CPU time"
+WALL = "the run reached its wall-clock limit of 4 s"
+# On a busy host a computing run can meet the 4 s wall clock before its 2 s of CPU time: either is a timeout.
+COMPUTING = (CPU, WALL)
+#: A sleep uses no CPU: only the wall clock stops it, and the message says it was waiting.
+WAITING = f"{WALL} (2× its 2 s of CPU time) without finishing, and had used only 0.0"
 
 
 @pytest.mark.parametrize(
-    ("name", "reasons"),
+    ("name", "said"),
     [
-        ("infinite_loop_in_call", WALL_CLOCK),
-        ("sleep_forever", WALL_CLOCK),
-        ("ignore_signals", WALL_CLOCK),
-        ("fork_bomb_persistent", WALL_CLOCK),
-        ("thread_bomb", WALL_CLOCK_OR_CPU),
+        ("infinite_loop_in_call", COMPUTING),
+        ("sleep_forever", (WAITING,)),
+        ("ignore_signals", COMPUTING),
+        ("fork_bomb_persistent", COMPUTING),
+        ("thread_bomb", COMPUTING),
     ],
 )
 def test_endless_calls_are_stopped_by_a_time_limit_and_reported_as_such(
-    hostile: GradeHostile, name: str, reasons: set[Reason]
+    hostile: GradeHostile, name: str, said: tuple[str, ...]
 ) -> None:
     graded = hostile(name)
     assert graded.result.status is not Status.PASS, graded.explain()
-    assert graded.result.reason in reasons, graded.explain()
+    assert graded.result.reason is Reason.TIMEOUT, graded.explain()
     first, *rest = graded.result.tests
-    assert first.reason in reasons
-    assert "time limit exceeded during attend_step()" in (first.message or "").lower()
+    assert first.reason is Reason.TIMEOUT
+    assert (first.message or "").startswith("Time limit exceeded during attend_step(): ")
+    assert any(words in (first.message or "") for words in said), graded.explain()
     # After the first timeout the other function gets a fresh run of its own, which times out too;
     # the second timeout ends the grading. Every other check is "not run", and says why.
     second = [t for t in rest if t.reason is not Reason.NOT_RUN]
-    assert [t.reason in reasons for t in second] == [True], graded.explain()
-    assert "time limit exceeded during kv_cache_bytes()" in (second[0].message or "").lower()
+    assert [t.reason for t in second] == [Reason.TIMEOUT], graded.explain()
+    assert (second[0].message or "").startswith("Time limit exceeded during kv_cache_bytes(): ")
+    assert any(words in (second[0].message or "") for words in said), graded.explain()
     refused = rest[: rest.index(second[0])]
     assert refused and all("attend_step() ran out of time" in (t.message or "") for t in refused), graded.explain()
-    assert graded.seconds >= 1.9  # stopped by the 2 s limit (wall or CPU), not by luck
 
 
 def test_an_infinite_loop_at_import_is_reported_as_timeout_while_loading(hostile: GradeHostile) -> None:

@@ -51,6 +51,11 @@ class Host:
     parents: dict[str, Path]
     controllers: tuple[str, ...]
 
+    @property
+    def counts_cpu(self) -> bool:
+        """Whether a run's cgroup counts its CPU time (v2 always does; v1 with the cpuacct controller)."""
+        return self.version == 2 or "cpuacct" in self.parents
+
     def describe(self) -> str:
         where = ", ".join(str(path) for path in dict.fromkeys(self.parents.values()))
         return f"cgroups v{self.version} ({', '.join(self.controllers)}) under {where}"
@@ -132,7 +137,8 @@ def detect(mount_root: Path = DEFAULT_MOUNT_ROOT) -> Host | Fallback:
 def _detect_v1(mount_root: Path, own: dict[str, str]) -> Host | Fallback:
     parents: dict[str, Path] = {}
     for controller in V1_CONTROLLERS:
-        parent = mount_root / controller / own.get(controller, "/").lstrip("/")
+        # Resolved: where the host mounts controllers together (cpu,cpuacct), both names are one directory.
+        parent = (mount_root / controller).resolve() / own.get(controller, "/").lstrip("/")
         if (parent / "cgroup.procs").is_file():
             parents[controller] = parent
     missing = [name for name in _REQUIRED if name not in parents]

@@ -45,6 +45,10 @@ class RunCgroup(abc.ABC):
         """Whether the kernel's OOM killer killed a process of this run (the memory limit was hit)."""
 
     @abc.abstractmethod
+    def cpu_seconds(self) -> float | None:
+        """CPU time used by every process that has been in the run, or None where this hierarchy does not count it."""
+
+    @abc.abstractmethod
     def peak_memory(self) -> int | None:
         """The most memory the run used at once, in bytes, when the kernel keeps it."""
 

@@ -1,12 +1,13 @@
 """cgroup v1: one hierarchy per controller (hybrid hosts such as Debian 12 on older systemd setups).
 
-A run has one directory per controller (``memory/``, ``pids/``, ``cpu/``, ``freezer/``), and a
-process must be written into each. Memory is ``memory.limit_in_bytes`` plus
-``memory.memsw.limit_in_bytes`` (memory + swap, when swap accounting exists). The OOM killer
-takes one victim (often a child) and counts it in ``memory.oom_control``, so a watcher thread,
-woken through ``cgroup.event_control``, kills the rest of the run as v2's ``memory.oom.group``
-would. Killing freezes the group (``freezer.state``) so nothing can fork, sends SIGKILL to every
-task, then thaws it so the signals are delivered.
+A run has one directory per controller (``memory/``, ``pids/``, ``cpu/``, ``cpuacct/``,
+``freezer/``; one for several where the host mounts them together, as ``cpu,cpuacct``), and a
+process must be written into each. ``cpuacct.usage`` is the run's CPU time. Memory is
+``memory.limit_in_bytes`` plus ``memory.memsw.limit_in_bytes`` (memory + swap, when swap
+accounting exists). The OOM killer takes one victim (often a child) and counts it in
+``memory.oom_control``, so a watcher thread, woken through ``cgroup.event_control``, kills the rest
+of the run as v2's ``memory.oom.group`` would. Killing freezes the group (``freezer.state``) so
+nothing can fork, sends SIGKILL to every task, then thaws it so the signals are delivered.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from grader.sandbox.cgroups.run import RunCgroup
 from grader.sandbox.policy import memory_limit_mb, pids_limit
 
 log = logging.getLogger(__name__)
-CONTROLLERS = ("memory", "pids", "cpu", "freezer")
+CONTROLLERS = ("memory", "pids", "cpu", "cpuacct", "freezer")
 
 
 class V1RunCgroup(RunCgroup):
@@ -68,6 +69,13 @@ class V1RunCgroup(RunCgroup):
 
     def under_oom(self) -> bool:
         return bool(flat_keyed(self.dirs["memory"] / "memory.oom_control").get("under_oom"))
+
+    def cpu_seconds(self) -> float | None:
+        if "cpuacct" not in self.dirs:
+            return None
+        with contextlib.suppress(OSError, ValueError):
+            return int((self.dirs["cpuacct"] / "cpuacct.usage").read_text()) / 1e9
+        return None
 
     def peak_memory(self) -> int | None:
         with contextlib.suppress(OSError, ValueError):

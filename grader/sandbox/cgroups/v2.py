@@ -35,6 +35,11 @@ class V2RunCgroup(RunCgroup):
         counts = flat_keyed(self.dirs[UNIFIED] / "memory.events")
         return counts.get("oom_kill", 0) > 0 or counts.get("oom_group_kill", 0) > 0
 
+    def cpu_seconds(self) -> float | None:
+        # cpu.stat's usage_usec is kept in every cgroup, whether the cpu controller is enabled or not.
+        usage = flat_keyed(self.dirs[UNIFIED] / "cpu.stat").get("usage_usec")
+        return usage / 1e6 if usage is not None else None
+
     def peak_memory(self) -> int | None:
         with contextlib.suppress(OSError, ValueError):
             return int((self.dirs[UNIFIED] / "memory.peak").read_text())

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from grader.limits import Limits
-from grader.sandbox import Ending, Run, RunnerDied, bwrap_path
+from grader.sandbox import Ending, Run, RunClock, RunnerDied, bwrap_path
 from grader.sandbox.cold import ColdRun
 from grader.sandbox.runs import default_pool
 from grader.sandbox.uids import FIRST_UID, SLOT_COUNT
@@ -99,7 +99,7 @@ class Jail:
         assert reply.keys() == protocol.LOADED, reply
 
     def ask(self, request: dict[str, Any], seconds: float = 5.0) -> dict[str, Any]:
-        body = self.process.exchange(wire.encode(request), time.monotonic() + seconds)
+        body = self.process.exchange(wire.encode(request), RunClock.wall_only(seconds))
         reply = wire.decode(body)
         assert isinstance(reply, dict)
         return reply
@@ -185,11 +185,11 @@ def test_closing_a_run_kills_its_daemons_too(jail: Jail) -> None:
     assert not leftover_sandbox_processes()
 
 
-def test_a_call_past_the_deadline_is_stopped_as_a_timeout(jail: Jail) -> None:
+def test_a_call_past_the_wall_clock_limit_is_stopped_and_says_so(jail: Jail) -> None:
     began = time.monotonic()
     with pytest.raises(RunnerDied) as died:
         jail.call("sleep", seconds=0.5)
-    assert died.value.ending is Ending.TIMEOUT
+    assert died.value.ending is Ending.WALL_CLOCK
     assert time.monotonic() - began < 2.5
 
 

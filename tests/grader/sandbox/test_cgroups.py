@@ -134,7 +134,8 @@ def test_a_tree_of_children_over_the_run_memory_is_killed_and_reported_as_memory
     first = result.tests[0]
     assert first.reason is Reason.MEMORY_LIMIT, first.message
     assert "processes together used more than 352 MB" in (first.message or "")
-    assert first.duration_ms < 1500, "killed by the memory limit, not by the 2 s time limit"
+    # Its children only sleep: without the memory limit, only the wall clock would have ended the run.
+    assert first.duration_ms < 1000 * fast_exercise.limits.wall_seconds, "killed by the memory limit"
     assert _own_runs(host) == []
 
 
@@ -173,7 +174,7 @@ def test_a_runs_cgroup_holds_the_run_while_it_lives_and_is_gone_after(host: cgro
 
 @pytest.mark.parametrize("path", PATHS)
 def test_the_cgroup_kill_alone_ends_every_task_of_a_run_in_its_namespaces(host: cgroups.Host, path: str) -> None:
-    session = SolutionSession(Limits(processes=16), jailed=True, deadline=time.monotonic() + 10, warm=path == "warm")
+    session = SolutionSession(Limits(processes=16), jailed=True, warm=path == "warm")
     process = session.run
     try:
         session.load(DAEMONS_THEN_SLEEP, ["spawn", "forever"])

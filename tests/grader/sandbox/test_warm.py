@@ -15,7 +15,7 @@ from grader.exercise import Exercise
 from grader.grading import grade
 from grader.limits import Limits
 from grader.results import Status
-from grader.sandbox import Ending, RunnerDied
+from grader.sandbox import Ending, RunClock, RunnerDied
 from grader.sandbox.pool import ZygotePool
 from grader.sandbox.runs import new_pool
 from grader.sandbox.warm import WarmRun
@@ -82,7 +82,7 @@ def test_a_timeout_kills_the_runs_whole_pid_namespace_daemons_included(pool: Zyg
         # The zygote, the launcher, the init, the runner and the daemon all run as the slot's uid.
         assert len(_processes_of(uid)) == 5
         died = run.died("spin", seconds=0.5)
-        assert died.ending is Ending.TIMEOUT
+        assert died.ending is Ending.WALL_CLOCK
     survivors = _processes_of(uid)
     assert len(survivors) == 1, survivors
     assert "zygote.py" in next(iter(survivors.values()))  # only the zygote itself is left
@@ -102,8 +102,18 @@ def test_exit_codes_and_signals_are_reported_as_on_the_cold_path(pool: ZygotePoo
 
 
 def test_the_cpu_limit_stops_a_busy_run(pool: ZygotePool[Zygote]) -> None:
-    with warm_run(pool, Limits(time_seconds=1)) as run:
-        assert run.died("spin", seconds=5).ending is Ending.CPU_LIMIT
+    # The grader's own limit: the run's CPU time, read from outside, whatever the wall clock says.
+    clock = RunClock(cpu_seconds=0.5, wall_seconds=600)
+    with warm_run(pool) as run:
+        assert run.died("spin", clock=clock).ending is Ending.CPU_LIMIT
+    assert 0.5 <= clock.cpu_used < 1.0  # stopped at its limit, long before any rlimit (2 s)
+
+
+def test_each_processs_rlimit_stops_a_busy_run_that_the_grader_does_not_watch(pool: ZygotePool[Zygote]) -> None:
+    # A second line: RLIMIT_CPU (time_seconds + 1 in whole seconds) with only a generous wall clock watching.
+    with warm_run(pool, Limits(time_seconds=0.5)) as run:
+        died = run.died("spin", seconds=600)
+    assert died == RunnerDied(Ending.CPU_LIMIT, signal_name="SIGXCPU")
 
 
 def test_the_memory_limit_makes_a_numpy_bomb_raise_memory_error(pool: ZygotePool[Zygote]) -> None:
@@ -120,6 +130,23 @@ def test_a_dead_zygote_is_replaced() -> None:
         zygote.stop()
         with warm_run(single) as run:
             assert run.process.zygote is not zygote
+            assert run.call("pids") == [1, 2]
+    finally:
+        single.close()
+
+
+def test_a_zygote_outlives_the_thread_that_needed_it_first() -> None:
+    # Regression: bubblewrap's parent-death signal followed the thread that started the zygote, so a
+    # zygote died, mid-run for another thread, when the grading thread that made it ended.
+    single = new_pool(size=1)
+    made: list[Zygote] = []
+    try:
+        needs_one = threading.Thread(target=lambda: made.append(single.acquire()))
+        needs_one.start()
+        needs_one.join()
+        single.release(made[0], healthy=True)
+        with warm_run(single) as run:
+            assert run.process.zygote is made[0]
             assert run.call("pids") == [1, 2]
     finally:
         single.close()

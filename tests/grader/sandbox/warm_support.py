@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import textwrap
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -11,7 +10,7 @@ from typing import Any
 import pytest
 
 from grader.limits import Limits
-from grader.sandbox import Run, RunnerDied
+from grader.sandbox import Run, RunClock, RunnerDied
 from grader.sandbox.cold import ColdRun
 from grader.sandbox.pool import ZygotePool
 from grader.sandbox.warm import WarmRun
@@ -99,6 +98,20 @@ def spin():
         pass
 
 
+def spin_in_children():
+    # The runner itself waits: only its children compute.
+    for _ in range(2):
+        if os.fork() == 0:
+            while True:
+                pass
+    os.wait()
+
+
+def nap():
+    time.sleep(0.3)
+    return "rested"
+
+
 def exit_three():
     os._exit(3)
 
@@ -117,27 +130,30 @@ def random_numbers():
 
 
 class Probed:
-    """One submission through the warm (or cold) path, with the probes loaded."""
+    """One submission through the warm (or cold) path, with the probes loaded.
+
+    Each exchange is given ``seconds`` of wall-clock time, or the time left on ``clock``.
+    """
 
     def __init__(self, process: Run) -> None:
         self.process = process
-        reply = self._exchange(protocol.load(textwrap.dedent(PROBES), []), 10)
+        reply = self._exchange(protocol.load(textwrap.dedent(PROBES), []), RunClock.wall_only(10))
         assert reply.keys() == protocol.LOADED, reply
 
-    def _exchange(self, request: dict[str, Any], seconds: float) -> dict[str, Any]:
-        return wire.decode(self.process.exchange(wire.encode(request), time.monotonic() + seconds))
+    def _exchange(self, request: dict[str, Any], clock: RunClock) -> dict[str, Any]:
+        return wire.decode(self.process.exchange(wire.encode(request), clock))
 
-    def reply(self, function: str, seconds: float = 10) -> dict[str, Any]:
-        return self._exchange(protocol.call(function, []), seconds)
+    def reply(self, function: str, seconds: float = 10, clock: RunClock | None = None) -> dict[str, Any]:
+        return self._exchange(protocol.call(function, []), clock or RunClock.wall_only(seconds))
 
-    def call(self, function: str, seconds: float = 10) -> Any:
-        reply = self.reply(function, seconds)
+    def call(self, function: str, seconds: float = 10, clock: RunClock | None = None) -> Any:
+        reply = self.reply(function, seconds, clock)
         assert reply.keys() == protocol.VALUE, reply
         return reply["value"]
 
-    def died(self, function: str, seconds: float = 10) -> RunnerDied:
+    def died(self, function: str, seconds: float = 10, clock: RunClock | None = None) -> RunnerDied:
         with pytest.raises(RunnerDied) as caught:
-            self.reply(function, seconds)
+            self.reply(function, seconds, clock)
         return caught.value
 
 
@@ -151,8 +167,8 @@ def warm_run(pool: ZygotePool[Zygote], limits: Limits | None = None) -> Iterator
 
 
 @contextmanager
-def cold_run() -> Iterator[Probed]:
-    process = ColdRun(Limits(), jailed=True)
+def cold_run(limits: Limits | None = None) -> Iterator[Probed]:
+    process = ColdRun(limits or Limits(), jailed=True)
     try:
         yield Probed(process)
     finally:

@@ -1,0 +1,120 @@
+"""The argon2 work of one web process: a few hashes at a time, a short queue served fairly, and no hang past it.
+
+A password hash costs about 64 MiB and a core for a moment, so a flood of sign-ins or sign-ups
+could take every core from the pages and make an honest sign-in wait behind it. At most
+``workers`` hashes run at once; up to ``queue`` more wait, a client address for at most a quarter
+of those places; a freed place goes to the waiting address with the fewest hashes running, and
+among those to the one served longest ago, so one address's backlog never delays another's first
+hash. Past that, :class:`Busy` at once, with how long to wait.
+
+The waiting happens in the event loop, not in threads: a full queue holds none of the threads
+the pages are served from.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import time
+from collections import Counter, deque
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+#: Until the first hashes are timed: roughly one argon2id hash at argon2-cffi's defaults on a loaded core.
+_FIRST_GUESS_SECONDS = 0.5
+
+
+class Busy(Exception):
+    """No place for this hash: ``yours`` when the address holds its share of the queue, else the queue is full."""
+
+    def __init__(self, retry_after: int, *, yours: bool) -> None:
+        super().__init__(f"hashing busy, retry after {retry_after} s")
+        self.retry_after, self.yours = retry_after, yours
+
+
+class HashGate:
+    """Admits argon2 work: ``async with gate.slot(client_key): ...`` around the work."""
+
+    def __init__(self, workers: int, queue: int) -> None:
+        self.workers, self.queue = workers, queue
+        self.per_address = max(1, queue // 4)
+        self._running: Counter[str] = Counter()
+        self._waiting: dict[str, deque[asyncio.Future[None]]] = {}
+        # When each address running or waiting was last given a place (a count of places given, not a time).
+        self._served: dict[str, int] = {}
+        self._given = 0
+        self._seconds = _FIRST_GUESS_SECONDS
+
+    @property
+    def running(self) -> int:
+        return self._running.total()
+
+    @property
+    def waiting(self) -> int:
+        return sum(len(futures) for futures in self._waiting.values())
+
+    @asynccontextmanager
+    async def slot(self, client: str) -> AsyncIterator[None]:
+        """Hold one of the ``workers`` places for the body; raise :class:`Busy` when none can be waited for."""
+        await self._enter(client)
+        started = time.monotonic()
+        try:
+            yield
+        finally:
+            # A moving average of how long a hash holds its place: what Retry-After is estimated from.
+            self._seconds = 0.8 * self._seconds + 0.2 * (time.monotonic() - started)
+            self._leave(client)
+
+    def retry_after(self) -> int:
+        """Seconds until the hashes running and waiting now are likely done."""
+        return max(1, math.ceil((self.running + self.waiting) * self._seconds / self.workers))
+
+    async def _enter(self, client: str) -> None:
+        if self.running < self.workers and not self._waiting:
+            self._give(client)
+            return
+        mine = self._waiting.get(client)
+        if self.waiting >= self.queue or (mine is not None and len(mine) >= self.per_address):
+            raise Busy(self.retry_after(), yours=self.waiting < self.queue)
+        turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiting.setdefault(client, deque()).append(turn)
+        try:
+            await turn
+        except asyncio.CancelledError:
+            if turn.done() and not turn.cancelled():
+                self._leave(client)  # given a place just as the request went away: pass it on
+            else:
+                self._withdraw(client, turn)
+            raise
+
+    def _give(self, client: str) -> None:
+        self._running[client] += 1
+        self._served[client] = self._given
+        self._given += 1
+
+    def _leave(self, client: str) -> None:
+        self._running[client] -= 1
+        if self._running[client] <= 0:
+            del self._running[client]
+        while self.running < self.workers and self._waiting:
+            chosen = min(self._waiting, key=lambda address: (self._running[address], self._served.get(address, -1)))
+            turn = self._waiting[chosen].popleft()
+            if not self._waiting[chosen]:
+                del self._waiting[chosen]
+            if turn.done():  # cancelled while waiting
+                continue
+            self._give(chosen)
+            turn.set_result(None)
+        self._forget(client)
+
+    def _forget(self, client: str) -> None:
+        if client not in self._running and client not in self._waiting:
+            self._served.pop(client, None)
+
+    def _withdraw(self, client: str, turn: asyncio.Future[None]) -> None:
+        mine = self._waiting.get(client)
+        if mine is not None and turn in mine:
+            mine.remove(turn)
+            if not mine:
+                del self._waiting[client]
+        self._forget(client)
