@@ -32,6 +32,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from grader import tracebacks
+from grader.checking import values_shown
 from grader.expectations import (
     DEFAULT_ATOL,
     DEFAULT_RTOL,
@@ -50,7 +51,7 @@ from grader.proxy import Student
 __all__ = [
     "CHECK_HINT", "DEFAULT_ATOL", "DEFAULT_RTOL", "Check", "CheckFailed", "Expectation", "Hint", "Student", "check",
     "check_rng", "collect_checks", "describe", "expect_array", "expect_dict", "expect_float", "expect_integer",
-    "expect_sequence", "expect_tuple", "fail",
+    "expect_sequence", "expect_tuple", "fail", "values_shown",
 ]  # fmt: skip
 
 #: What the grader calls: the check with its generator, if it takes one, already bound.

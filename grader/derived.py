@@ -53,7 +53,7 @@ def prepare_in_background(exercises: list[Exercise]) -> threading.Thread:
         for exercise in exercises:
             try:
                 derived_mistakes(exercise)
-            except Exception:  # noqa: BLE001  (a run that needs them derives them itself, and reports the error)
+            except Exception:
                 log.exception("deriving the mistakes of %s failed", exercise.slug)
 
     thread = threading.Thread(target=derive_all, name="derive-mistakes", daemon=True)

@@ -7,32 +7,24 @@ prints, how its process exits and anything it writes are only evidence for messa
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import threading
 import time
-from dataclasses import dataclass
 from typing import Any
-
-import numpy as np
 
 from grader import verdicts
 from grader.budget import BudgetExceeded, CheckBudget
 from grader.caps import MESSAGE_CHARS, OUTPUT_CHARS, cap_text, fit_result
-from grader.checking import checking
-from grader.checks import CHECK_HINT, Check, CheckFailed
-from grader.display import show_value
+from grader.check_run import Checked, LoadFailed, checked, with_pattern
+from grader.checks import Check
 from grader.events import CheckFinished, EventSink, Finished, OutputProduced, Started
 from grader.exercise import Exercise
-from grader.fingerprints import KnownMistake, agreement, matching
+from grader.fingerprints import KnownMistake, matching
 from grader.leads import ABOUT_THE_ANSWERS, name_mistakes
-from grader.leaks import leaks
-from grader.proxy import Call, CallRefused, Student
+from grader.proxy import Call, Student
 from grader.results import CheckResult, GradeResult, Location, Reason, Status
-from grader.sandbox import Ending, Run, RunClock, RunnerDied, SandboxUnavailable
-from grader.session import SolutionRaised, SolutionSession, SolutionSyntaxError, UnsupportedValue
-from grader.symptoms import across_calls, is_empty_case, shown_apart
-from grader.verdicts import Verdict
+from grader.sandbox import Run, RunClock, RunnerDied, SandboxUnavailable
+from grader.session import SolutionRaised, SolutionSession, SolutionSyntaxError
 
 log = logging.getLogger(__name__)
 
@@ -116,7 +108,7 @@ def _grade(
     try:
         try:
             runs.current()
-        except _LoadFailed as failure:
+        except LoadFailed as failure:
             if stop.requested:
                 return stopped_result(exercise, [])
             output = cap_text(runs.take_output(), OUTPUT_CHARS) or None
@@ -209,12 +201,6 @@ def _run_checks(exercise: Exercise, runs: _Runs, emit: EventSink) -> list[CheckR
     return tests
 
 
-class _LoadFailed(Exception):
-    def __init__(self, reason: Reason, message: str, location: Location | None = None) -> None:
-        super().__init__(message)
-        self.reason, self.message, self.location = reason, message, location
-
-
 class _Runs:
     """The current runner with the solution loaded; a new one after a crash."""
 
@@ -267,16 +253,16 @@ class _Runs:
         except SolutionSyntaxError as exc:
             location = Location(line=exc.line or 1, column=exc.column, text=exc.text or None)
             message = verdicts.syntax_error(exc.type, exc.line, exc.message, exc.text, exc.column)
-            raise _LoadFailed(Reason.SYNTAX_ERROR, message, location) from None
+            raise LoadFailed(Reason.SYNTAX_ERROR, message, location) from None
         except SolutionRaised as exc:
-            raise _LoadFailed(*verdicts.failed_to_load(exc), Location(line=exc.line) if exc.line else None) from None
+            raise LoadFailed(*verdicts.failed_to_load(exc), Location(line=exc.line) if exc.line else None) from None
         except RunnerDied as died:
             verdict = verdicts.died(died, "while loading solution.py", limits)
-            raise _LoadFailed(verdict.reason, verdict.message) from None
+            raise LoadFailed(verdict.reason, verdict.message) from None
         for spec in self.exercise.config.functions:
             problem = verdicts.signature_problem(spec, described.get(spec.name))
             if problem is not None:
-                raise _LoadFailed(*problem)
+                raise LoadFailed(*problem)
         return session
 
     def take_output(self) -> str:
@@ -307,15 +293,15 @@ def _run_check(exercise: Exercise, check: Check, runs: _Runs) -> tuple[CheckResu
     began = time.monotonic()
     try:
         with runs.budget.watching():
-            outcome = _checked(exercise, check, student)
+            outcome = checked(exercise, check, student)
             if outcome.verdict.reason in ABOUT_THE_ANSWERS:
                 suspects = runs.suspects()
                 found = matching(suspects, exercise.reference_code, student.log.calls, runs.history) if suspects else []
                 runs.matches[check.id] = found
             if outcome.verdict.reason is Reason.WRONG_ANSWER and outcome.symptom is None:
-                outcome = _with_pattern(outcome, exercise, student.log.calls)
+                outcome = with_pattern(outcome, exercise, student.log.calls)
     except BudgetExceeded:
-        outcome = _Checked(verdicts.budget_spent(check, exercise.limits))
+        outcome = Checked(verdicts.budget_spent(check, exercise.limits))
     runs.history += student.log.calls
     verdict, hint_id = outcome.verdict, outcome.hint
     duration = round((time.monotonic() - began) * 1000, 2)
@@ -333,108 +319,3 @@ def _run_check(exercise: Exercise, check: Check, runs: _Runs) -> tuple[CheckResu
     )  # fmt: skip
     last = student.log.last()
     return result, verdict.ends_run, last[0] if last else None
-
-
-def _with_pattern(outcome: _Checked, exercise: Exercise, calls: list[Call]) -> _Checked:
-    """A failure whose values show no symptom, with the pattern of its right and wrong calls, if that says one.
-
-    Order means something only in a sequence (a chain, each call fed the previous answer): there,
-    "right on the first step only" is a lead. Calls of independent cases can only be wrong exactly
-    where an input is empty.
-    """
-    if len(calls) < 2:
-        return outcome
-    rights = agreement(exercise.reference_code, calls)
-    found = across_calls(rights, empty=[is_empty_case(c.args) for c in calls[: len(rights)]])
-    sequence = any(call.fed is not None for call in calls)
-    if found is None or (not sequence and found.kind != "wrong-when-empty"):
-        return outcome
-    said = f"{outcome.verdict.message}\n{found.sentence}"
-    verdict = Verdict(outcome.verdict.status, outcome.verdict.reason, said, outcome.verdict.ends_run)
-    return dataclasses.replace(outcome, verdict=verdict, symptom=found.kind)
-
-
-@dataclass
-class _Checked:
-    """What a check gave: its verdict, and what goes with it on the result."""
-
-    verdict: Verdict
-    hint: str | None = None
-    details: dict[str, str] | None = None
-    location: Location | None = None  # the line of solution.py that raised
-    symptom: str | None = None
-    withheld: str | None = None  # a hidden check's own message, when it showed the check's values
-
-
-def _checked(exercise: Exercise, check: Check, student: Student) -> _Checked:
-    """Call the check and say what it gave.
-
-    A hint is advice about the solution's logic: it goes with wrong answers and exceptions only,
-    never with limits, crashes or sandbox refusals. In a hidden check nothing the solution says
-    (an exception's message, a traceback, a value it returned) reaches the message, its inputs
-    would through it; and a message of the check's own that shows its values is withheld.
-    """
-    limits, public = exercise.limits, check.public
-    try:
-        with checking(public=public, log=student.log, params=exercise.parameters):
-            check.function(student)
-        return _Checked(verdicts.PASSED)
-    except CheckFailed as failed:
-        hint = check.hint if failed.hint is CHECK_HINT else failed.hint
-        verdict = Verdict(Status.FAIL, Reason.WRONG_ANSWER, failed.message)
-        symptom = failed.symptom.kind if failed.symptom else None
-        if public:
-            details = _public_details(student, failed.expected, failed.got)
-            return _Checked(verdict, hint, details, symptom=symptom)  # type: ignore[arg-type]
-        shown = leaks(failed.message, exercise.function_names, student.log.calls, failed.expected, failed.got)
-        if shown:
-            log.error("hidden check %s of %s shows %s in its message", check.id, exercise.slug, "; ".join(shown))
-            said = verdicts.withheld_message(failed.symptom.sentence if failed.symptom else None)
-            verdict = Verdict(Status.FAIL, Reason.WRONG_ANSWER, said)
-            return _Checked(verdict, hint, symptom=symptom, withheld=failed.message)  # type: ignore[arg-type]
-        return _Checked(verdict, hint, symptom=symptom)  # type: ignore[arg-type]
-    except SolutionRaised as exc:
-        # No hint of the check's for an exception: only a known mistake that raises the same names one.
-        verdict = verdicts.raised(exc, _current_call(student), limits, public=public)
-        location = Location(line=exc.line) if exc.line else None
-        return _Checked(verdict, details=_public_details(student, None, None) if public else None, location=location)
-    except CallRefused as refused:
-        return _Checked(verdicts.refused_after_timeout(refused.function, refused.timed_out_in))
-    except UnsupportedValue as exc:
-        return _Checked(verdicts.unsupported(_current_call(student), exc.detail if public else None))
-    except RunnerDied as died:
-        if died.ending is Ending.STOPPED:
-            return _Checked(Verdict(Status.ERROR, Reason.STOPPED, verdicts.stopped_during(), ends_run=True))
-        return _Checked(verdicts.died(died, f"during {_current_call(student)}", limits, public=public))
-    except _LoadFailed as failure:  # a restart after a crash failed to load again
-        return _Checked(Verdict(Status.ERROR, failure.reason, failure.message, ends_run=True))
-    except Exception as exc:  # noqa: BLE001  (a bug in the check itself; never the student's fault)
-        return _Checked(verdicts.check_bug(exc, cap_text(str(exc), 300) or ""))
-
-
-def _current_call(student: Student) -> str:
-    last = student.log.last()
-    return f"{last[0]}()" if last else "the solution"
-
-
-def _public_details(student: Student, expected: Any, got: Any) -> dict[str, str]:
-    """The call a failure is about, its expected value and the solution's: never another call's.
-
-    The call is the one whose answer holds ``got`` (or the one that raised, the log's last); a check
-    that made one call can only be about it. Otherwise no call is shown.
-    """
-    details: dict[str, str] = {}
-    calls = student.log.calls
-    call = student.log.call_of(got) if got is not None else None
-    if call is None and (len(calls) == 1 or (got is None and expected is None and calls and calls[-1].raised)):
-        call = calls[-1]
-    if call is not None:
-        details["call"] = f"{call.function}({', '.join(show_value(a) for a in call.args)})"
-    if isinstance(expected, float) and isinstance(got, (float, np.floating)):
-        details["expected"], details["got"] = shown_apart(expected, float(got))
-        return details
-    if expected is not None:
-        details["expected"] = show_value(expected)
-    if got is not None:
-        details["got"] = show_value(got)
-    return details

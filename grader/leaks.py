@@ -4,7 +4,8 @@ A hidden check's message is written by the exercise's author (``what=`` labels, 
 the ``expect_*`` helpers leave values out of it, but a label such as ``f"kv_cache_bytes{args}"``
 puts the inputs back. This looks for them, in two ways:
 
-* a call of one of the solution's functions written out with arguments (``kv_cache_bytes(32, 8…``);
+* a call of one of the solution's functions written out with numbers among its arguments
+  (``kv_cache_bytes(32, 8…``; ``rope(x)`` names a call without showing anything);
 * a number that is one of the check's values, as written or rounded: any number with a decimal
   point or an exponent, and integers of two digits or more beyond every size (an array's
   dimension, a list's length, the number of calls): up to those they are counts and positions far
@@ -31,7 +32,7 @@ _VALUES_PER_ARRAY = 100_000
 
 def leaks(message: str, functions: Iterable[str], calls: list[Call], *values: Any) -> list[str]:
     """What in ``message`` shows a value of ``calls`` (arguments and answers) or of ``values``: empty if nothing."""
-    written = [name for name in functions if re.search(rf"\b{re.escape(name)}\([^)]", message)]
+    written = [name for name in functions if re.search(rf"\b{re.escape(name)}\([^)]*\d", message)]
     found = [f"a call written out: {name}(…)" for name in written]
     tokens = [(text, number) for text, number in _numbers(message)]
     if not tokens:

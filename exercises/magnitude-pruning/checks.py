@@ -14,8 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from grader.checking import values_shown
-from grader.checks import Student, check, describe, expect_array, expect_sequence, fail
+from grader.checks import Student, check, describe, expect_array, expect_sequence, fail, values_shown
 
 # --------------------------------------------------------------------------- independent reference
 

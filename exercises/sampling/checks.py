@@ -14,8 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from grader.checking import values_shown
-from grader.checks import Student, check, describe, expect_array, expect_integer, fail
+from grader.checks import Student, check, describe, expect_array, expect_integer, fail, values_shown
 
 #: Cases must stay this far from a threshold that rounding could decide either way.
 MARGIN = 1e-9

@@ -15,8 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from grader.checking import values_shown
-from grader.checks import Student, check, describe, fail
+from grader.checks import Student, check, describe, fail, values_shown
 
 Case = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]
 MARGIN = 1e-9

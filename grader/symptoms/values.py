@@ -152,24 +152,36 @@ def _unnamed_ok(case: Case) -> bool:
 def factor_name(ratio: float, sizes: list[tuple[str, float]], *, tolerance: float) -> str | None:
     """``ratio`` as ``× f`` or ``÷ f``: f is 2, a size, its square root or square, or a product of two; else None.
 
-    The simplest form that fits wins (2, then one size, then square roots and products); equal
-    forms at one level are all listed, up to :data:`MOST_NAMES`. When a parameter's name fits, no
-    bare number is listed beside it: that would tell the parameter's value.
+    The constant 2 comes first; then a named parameter that fits, at any level, is said rather
+    than a number (a number beside it would tell the parameter's value, and a formula's mistake is
+    about its parameters far more often than about a size that happens to be equal); otherwise the
+    simplest form that fits wins (one size, then square roots and products). Equal forms are all listed, up to
+    :data:`MOST_NAMES`. A size below 1 (a temperature of 0.25) fits the other way round: × 16 is
+    ÷ temperature².
     """
     if not math.isfinite(ratio) or ratio <= 0 or abs(ratio - 1) <= tolerance:
         return None
-    up = ratio > 1
-    target = ratio if up else 1 / ratio
-    for level in _candidates(sizes):
-        fitting = list(dict.fromkeys(label for value, label in level if abs(value - target) <= tolerance * target))
-        named = [label for label in fitting if any(c.isalpha() for c in label)]
-        fitting = named or fitting
-        if fitting:
-            if len(fitting) > MOST_NAMES:
-                return None
-            ops = [f"{'×' if up else '÷'} {label}" for label in fitting]
-            return ops[0] if len(ops) == 1 else f"{', '.join(ops[:-1])} or {ops[-1]}"
-    return None
+    fits: list[tuple[int, str]] = []
+    for depth, level in enumerate(_candidates(sizes)):
+        for value, label in level:
+            if value > 0 and abs(value - ratio) <= tolerance * ratio:
+                fits.append((depth, f"× {label}"))
+            elif value > 0 and abs(1 / value - ratio) <= tolerance * ratio:
+                fits.append((depth, f"÷ {label}"))
+    named = [op for _, op in fits if any(c.isalpha() for c in op)]
+    two = [op for depth, op in fits if depth == 0]
+    if two:
+        chosen = two  # a formula's own constant 2 (keys and values, a half) before a parameter equal to it
+    elif named:
+        chosen = list(dict.fromkeys(named))
+    elif fits:
+        simplest = min(depth for depth, _ in fits)
+        chosen = list(dict.fromkeys(op for depth, op in fits if depth == simplest))
+    else:
+        return None
+    if len(chosen) > MOST_NAMES:
+        return None
+    return chosen[0] if len(chosen) == 1 else f"{', '.join(chosen[:-1])} or {chosen[-1]}"
 
 
 def _candidates(sizes: list[tuple[str, float]]) -> list[list[tuple[float, str]]]:

@@ -148,13 +148,20 @@ def test_unusable_sources_get_a_specific_message(adder: Exercise, source: bytes,
 
 
 def test_an_exception_in_a_call_fails_that_check_with_the_traceback(adder: Exercise) -> None:
-    source = "def add(a, b):\n    if a > 100:\n        raise ValueError('too big')\n    return a + b\n"
+    source = "def add(a, b):\n    if a < 100:\n        raise ValueError('too small')\n    return a + b\n"
     result = grade(adder, source)
     small, huge = result.tests
-    assert small.status is Status.PASS
-    assert (huge.status, huge.reason) == (Status.FAIL, Reason.RAISED)
-    assert huge.message.startswith("add() raised ValueError: too big (solution.py, line 3)")
-    assert "raise ValueError('too big')" in huge.message
+    assert huge.status is Status.PASS
+    assert (small.status, small.reason) == (Status.FAIL, Reason.RAISED)
+    assert small.message.startswith("add() raised ValueError: too small (solution.py, line 3)")
+    assert "raise ValueError('too small')" in small.message
+    # In a hidden check, the message and the traceback are the solution's text: only the kind and line are said.
+    hidden = grade(adder, source.replace("a < 100", "a > 100")).tests[1]
+    assert hidden.reason is Reason.RAISED and hidden.location is not None and hidden.location.line == 3
+    assert (
+        hidden.message
+        == "add() raised ValueError on line 3 of solution.py (its message is not shown: this check is hidden)."
+    )
 
 
 def test_public_checks_show_their_call_and_values_and_hidden_ones_do_not(adder: Exercise) -> None:

@@ -41,7 +41,7 @@ def test_new_writes_an_exercise_that_mlkata_check_accepts(tmp_path: Path) -> Non
     assert check.returncode == 0, check.stdout + check.stderr
     assert "✓ mutant no-sqrt fails (Divides by the sum of squares instead of its square root.)" in check.stdout
     assert "✓ try_it runs on the reference and shows a value" in check.stdout
-    assert "5/5 properties hold in 1 exercise(s)" in check.stdout
+    assert "6/6 properties hold in 1 exercise(s)" in check.stdout
 
 
 def test_new_says_what_to_do_next(tmp_path: Path) -> None:

@@ -309,3 +309,13 @@ def test_a_round_off_sized_error_is_said_in_words(expected: float, got: float, w
         assert said is None
     else:
         assert said is not None and words in said and said.endswith("?")
+
+
+def test_a_named_parameter_is_said_before_a_size_equal_to_its_power_and_below_one_the_other_way_round() -> None:
+    # A loss missing T² with T = 2 on a batch of 4 rows: T², not the batch size.
+    expected = np.array([0.3, 0.5, 1.2])
+    halved = diagnose(expected, expected / 4, sizes={"4": 4, "3": 3, "temperature": 2.0})
+    assert halved is not None and "÷ temperature²" in halved.sentence and "÷ 4" not in halved.sentence
+    # With T = 0.25, missing T² multiplies by 16: that is ÷ T², not × (2·8) of a size of 8.
+    grown = diagnose(expected, expected * 16, sizes={"5": 5, "8": 8, "temperature": 0.25})
+    assert grown is not None and "÷ temperature²" in grown.sentence

@@ -42,7 +42,7 @@ def test_below_the_minimum_it_prints_the_survivor_and_exits_1(
     assert " graded in " in score
     assert f"      survivor {SURVIVOR}" in lines
     assert "        +    return a * b" in lines
-    assert lines[-1] == "4/5 properties hold in 1 exercise(s)"
+    assert lines[-1] == "5/6 properties hold in 1 exercise(s)"
     cases = {case.get("name"): case for case in ET.parse(report).getroot().iter("testcase")}
     failure = cases["mutation score at least 0.90"].find("failure")
     assert failure is not None and f"survives: {SURVIVOR}" in (failure.text or "")
@@ -58,14 +58,14 @@ def test_with_the_survivor_accepted_as_equivalent_it_exits_0(make_exercise: Call
         run.stdout
     )
     assert "survivor" not in run.stdout
-    assert run.stdout.splitlines()[-1] == "5/5 properties hold in 1 exercise(s)"
+    assert run.stdout.splitlines()[-1] == "6/6 properties hold in 1 exercise(s)"
 
 
 def test_without_the_flag_only_the_fast_checks_run(make_exercise: Callable[..., Path]) -> None:
     run = check(weak_folder(make_exercise, "\n[mutation]\nminimum = 0.9\n"))
     assert run.returncode == 0, run.stdout
     assert "mutation" not in run.stdout
-    assert run.stdout.splitlines()[-1] == "4/4 properties hold in 1 exercise(s)"
+    assert run.stdout.splitlines()[-1] == "5/5 properties hold in 1 exercise(s)"
 
 
 def test_a_stale_acceptance_fails_the_check(make_exercise: Callable[..., Path]) -> None:

@@ -313,7 +313,8 @@ def test_the_lead_mistake_prefixes_the_message_of_the_first_failing_test_it_expl
     document = v3(result)
     small, huge = document["tests"]
     assert huge["message"].startswith(
-        "Likely mistake: Subtracts b instead of adding it. Hint: Use the + operator.\nadd(10**30, 1): expected"
+        "Likely mistake: Subtracts b instead of adding it. Hint: Use the + operator.\n"
+        "the sum of two huge numbers is not"
     )
     assert "Likely mistake" not in small["message"]
     assert json.dumps(document, ensure_ascii=False).count("Subtracts b instead of adding it") == 1
