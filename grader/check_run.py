@@ -2,8 +2,8 @@
 
 :func:`checked` calls the check and turns what happened (a pass, a wrong answer, an exception of
 the solution, a refusal, a runner that died, a bug in the check) into a verdict with its hint,
-public details, the line that raised and the symptom; :func:`with_pattern` adds the pattern of a
-sequence's right and wrong steps when the values themselves show no symptom. What a hidden check
+public details, the line that raised and the symptom; :func:`with_pattern` adds what the check's
+calls show together (:mod:`grader.across`) when the compared value shows nothing. What a hidden check
 says carries nothing the solution wrote and none of the check's values.
 """
 
@@ -17,18 +17,18 @@ from typing import Any
 import numpy as np
 
 from grader import verdicts
+from grader.across import symptom_across
 from grader.caps import cap_text
 from grader.checking import checking
 from grader.checks import CHECK_HINT, Check, CheckFailed
 from grader.display import show_value
 from grader.exercise import Exercise
-from grader.fingerprints import agreement
 from grader.leaks import leaks
 from grader.proxy import Call, CallRefused, Student
 from grader.results import Location, Reason, Status
 from grader.sandbox import Ending, RunnerDied
 from grader.session import SolutionRaised, UnsupportedValue
-from grader.symptoms import across_calls, is_empty_case, shown_apart
+from grader.symptoms import shown_apart
 from grader.verdicts import Verdict
 
 log = logging.getLogger(__name__)
@@ -43,18 +43,9 @@ class LoadFailed(Exception):
 
 
 def with_pattern(outcome: Checked, exercise: Exercise, calls: list[Call]) -> Checked:
-    """A failure whose values show no symptom, with the pattern of its right and wrong calls, if that says one.
-
-    Order means something only in a sequence (a chain, each call fed the previous answer): there,
-    "right on the first step only" is a lead. Calls of independent cases can only be wrong exactly
-    where an input is empty.
-    """
-    if len(calls) < 2:
-        return outcome
-    rights = agreement(exercise.reference_code, calls)
-    found = across_calls(rights, empty=[is_empty_case(c.args) for c in calls[: len(rights)]])
-    sequence = any(call.fed is not None for call in calls)
-    if found is None or (not sequence and found.kind != "wrong-when-empty"):
+    """A failure whose compared value shows no symptom, with what the check's calls show together, if anything."""
+    found = symptom_across(exercise.reference_code, calls)
+    if found is None:
         return outcome
     said = f"{outcome.verdict.message}\n{found.sentence}"
     verdict = Verdict(outcome.verdict.status, outcome.verdict.reason, said, outcome.verdict.ends_run)

@@ -20,11 +20,8 @@ milliseconds on a failure (``make bench`` measures it).
 from __future__ import annotations
 
 import collections
-import copy
 import dis
-import re
 import types
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from grader.proxy import Call
+from grader.replay import Answer, batches, raised_signature, replay_batch
 
 #: Tolerances below which two answers count as the same whatever the check asked for: the
 #: mutant and the solution compute the same thing in another order.
@@ -78,18 +76,18 @@ def matching(
     and the replay ends when none is left. ``before``: the calls the solution's run made before
     this check's, which a mutant that keeps state replays first (its answers to them are not judged).
     """
-    reference_module = _load(reference)
+    reference_module = load(reference)
     if reference_module is None:
         return []
-    candidates = {m.name: module for m in mistakes if (module := _load(m, before)) is not None}
+    candidates = {m.name: module for m in mistakes if (module := load(m, before)) is not None}
     wrong_somewhere = False
     with np.errstate(all="ignore"):  # mutants overflow and divide by zero on purpose
-        for batch in _batches(calls):
+        for batch in batches(calls):
             if not candidates:
                 break
-            solution = [(call.value, _raised(call.raised, call.raised_message)) for call in batch]
-            reference_answers = _replay_batch(reference_module, batch) or []
-            right = [_alike(s, r) for s, r in zip(solution, reference_answers, strict=False)]
+            solution = [(call.value, raised_signature(call.raised, call.raised_message)) for call in batch]
+            reference_answers = replay_batch(reference_module, batch) or []
+            right = [alike(s, r) for s, r in zip(solution, reference_answers, strict=False)]
             right += [False] * (len(batch) - len(right))
             wrong_somewhere = wrong_somewhere or not all(right)
             for name, module in list(candidates.items()):
@@ -100,41 +98,7 @@ def matching(
     return [m.name for m in mistakes if m.name in candidates] if wrong_somewhere else []
 
 
-def agreement(reference: KnownMistake, calls: list[Call]) -> list[bool]:
-    """For each call the solution answered, whether its answer is the reference's (the pattern of a check's calls)."""
-    module = _load(reference)
-    if module is None:
-        return []
-    rights: list[bool] = []
-    with np.errstate(all="ignore"):
-        for batch in _batches(calls):
-            answers = _replay_batch(module, batch) or []
-            for call, answer in zip(batch, answers, strict=False):
-                if call.raised is not None:
-                    return rights
-                rights.append(_alike((call.value, None), answer))
-    return rights
-
-
-Answer = tuple[Any, str | None]  # a value, or the exception raised instead (its type and message's shape)
-
-
-def _raised(kind: str | None, message: str) -> str | None:
-    """An exception as fingerprints compare it: the type and the message's shape (numbers and spaces aside).
-
-    A type alone says little (any ValueError would match any other); the message of the same mistake
-    made on the same inputs reads the same, give or take the numbers in it.
-    """
-    if kind is None:
-        return None
-    return f"{kind}: {' '.join(_NUMBER.sub('#', message[:_MESSAGE_CHARS]).split())}"
-
-
-_NUMBER = re.compile(r"[-+]?\d[\d.,_eE+-]*")
-_MESSAGE_CHARS = 500
-
-
-def _load(code: KnownMistake, before: list[Call] | None = None) -> types.ModuleType | None:
+def load(code: KnownMistake, before: list[Call] | None = None) -> types.ModuleType | None:
     """A fresh module of ``code``; one that keeps state is brought to where the solution's run was."""
     try:
         module = code.fresh_module()
@@ -142,8 +106,8 @@ def _load(code: KnownMistake, before: list[Call] | None = None) -> types.ModuleT
         return None
     if code.keeps_state and before:
         with np.errstate(all="ignore"):
-            for batch in _batches(before):
-                _replay_batch(module, batch)
+            for batch in batches(before):
+                replay_batch(module, batch)
     return module
 
 
@@ -175,7 +139,7 @@ def _code_objects(code: types.CodeType) -> list[types.CodeType]:
     return found
 
 
-def _alike(solution: Answer, other: Answer, unjudged: set[int] | None = None) -> bool:
+def alike(solution: Answer, other: Answer, unjudged: set[int] | None = None) -> bool:
     if solution[1] is not None or other[1] is not None:
         return solution[1] == other[1]
     return same_answer(solution[0], other[0], unjudged)
@@ -190,122 +154,12 @@ def _explains_batch(module: types.ModuleType, batch: list[Call], solution: list[
     """
 
     def early(n: int, answer: Answer, held: set[int]) -> bool:
-        return right[n] or _alike(solution[n], answer, held)
+        return right[n] or alike(solution[n], answer, held)
 
-    answers = _replay_batch(module, batch, early)
+    answers = replay_batch(module, batch, early)
     if answers is None or len(answers) < len(batch):
         return False
-    return all(right[n] or _alike(solution[n], answer) for n, answer in enumerate(answers))
-
-
-def _batches(calls: list[Call]) -> list[list[Call]]:
-    batches: dict[int, list[Call]] = {}
-    for call in calls:
-        batches.setdefault(call.batch, []).append(call)
-    return list(batches.values())
-
-
-def _replay_batch(
-    module: types.ModuleType, batch: list[Call], early: Callable[[int, Answer, set[int]], bool] | None = None
-) -> list[Answer] | None:
-    """Each call's answer (or the exception's type, the last) on copies of the batch's arguments.
-
-    ``early`` is asked of each answer as it is made, with the ids of the argument copies (which
-    it must not judge yet); None as soon as it says no.
-    """
-    copies: dict[int, Any] = {}
-    held: set[int] = set()
-    answers: list[Answer] = []
-    for call in batch:
-        function = getattr(module, call.function, None)
-        if not callable(function):
-            return answers
-        args = [_copy(arg, copies, held) for arg in call.args]  # one memo: the batch's calls share objects
-        if call.fed is not None and answers:
-            argument, part = call.fed
-            previous = answers[-1][0]
-            args[argument] = previous[part] if _has_part(previous, part) else None
-        try:
-            answer: Answer = (function(*args), None)
-        except Exception as exc:  # noqa: BLE001  (what the mutant raises is its answer)
-            answer = (None, _raised(type(exc).__name__, _message(exc)))
-        if early is not None and not early(len(answers), answer, held):
-            return None
-        answers.append(answer)
-        if answer[1] is not None:
-            return answers
-    # Compared once the whole batch has run, as the runner sends a batch's answers: a mutant that
-    # returns the cache it was given shows every call's change in every answer.
-    return answers
-
-
-def _message(exc: Exception) -> str:
-    try:
-        return str(exc)
-    except Exception:  # noqa: BLE001  (a trusted file, but its exception's text is not worth a crash)
-        return ""
-
-
-def _copy(value: Any, memo: dict[int, Any], held: set[int]) -> Any:
-    """A copy of plain data (what the wire carries), each object copied once per memo.
-
-    Faster than ``copy.deepcopy`` for the arrays, dicts, lists and tuples checks pass, which is
-    most of what replaying costs.
-    """
-    kind = type(value)
-    if kind in _IMMUTABLE:
-        return value
-    found = memo.get(id(value))
-    if found is not None:
-        return found
-    if kind is np.ndarray:
-        copied: Any = _copy_array(value, memo, held)
-    elif kind is dict:
-        copied = {}
-        memo[id(value)] = copied
-        held.add(id(copied))
-        for key, item in value.items():
-            copied[key] = _copy(item, memo, held)
-        return copied
-    elif kind is list:
-        copied = []
-        memo[id(value)] = copied
-        held.add(id(copied))
-        copied.extend(_copy(item, memo, held) for item in value)
-        return copied
-    elif kind is tuple:
-        copied = tuple(_copy(item, memo, held) for item in value)
-    else:
-        copied = copy.deepcopy(value, memo)
-    memo[id(value)] = copied
-    held.add(id(copied))
-    return copied
-
-
-_IMMUTABLE = frozenset([type(None), bool, int, float, complex, str, bytes])
-
-
-def _copy_array(array: np.ndarray, memo: dict[int, Any], held: set[int]) -> np.ndarray:
-    """A copy of ``array``; views of one C-contiguous array are views of one copy, as in the sandbox."""
-    root = array
-    while isinstance(root.base, np.ndarray):
-        root = root.base
-    if root is array or not root.flags.c_contiguous:
-        return array.copy()
-    root_copy = memo.get(id(root))
-    if root_copy is None:
-        root_copy = memo[id(root)] = root.copy()  # the root lives on as the views' base: its id stays its own
-        held.add(id(root_copy))
-    offset = array.__array_interface__["data"][0] - root.__array_interface__["data"][0]
-    return np.ndarray(array.shape, array.dtype, buffer=root_copy, offset=offset, strides=array.strides)
-
-
-def _has_part(value: Any, part: int) -> bool:
-    try:
-        value[part]
-    except (TypeError, IndexError, KeyError):
-        return False
-    return True
+    return all(right[n] or alike(solution[n], answer) for n, answer in enumerate(answers))
 
 
 def same_answer(solution: Any, mutant: Any, unjudged: set[int] | None = None) -> bool:

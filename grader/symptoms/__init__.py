@@ -17,7 +17,7 @@ above 65,536 values only the value-by-value ones run.
 from grader.symptoms.calls import across_calls, is_empty_case, sizes_of
 from grader.symptoms.diagnosis import diagnose
 from grader.symptoms.digits import error_in_words, shown_apart
-from grader.symptoms.words import KINDS, SENTENCES, Symptom
+from grader.symptoms.words import KINDS, SENTENCES, Symptom, say
 
 __all__ = [
     "KINDS",
@@ -27,6 +27,7 @@ __all__ = [
     "diagnose",
     "error_in_words",
     "is_empty_case",
+    "say",
     "shown_apart",
     "sizes_of",
 ]

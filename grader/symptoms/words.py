@@ -80,6 +80,10 @@ SENTENCES: dict[str, str] = {
     "an int(), astype(int) or // where the value should keep its fraction?",
     "rounding": "Your answer is the expected one rounded to whole numbers: a round(), a ceil or a conversion to "
     "an integer where the value should keep its fraction?",
+    # Arguments changed.
+    "in-place": "Your answers are those of a correct function that changes the arguments it is given (an in-place "
+    "+=, an .append, a write into an array or a dict it received), which later calls given the same objects then "
+    "see: build new values and leave the arguments as they were.",
     # Right for a sub-case only, across the calls of a check.
     "first-only": "Right on the first call, wrong on every later one: what changes after the first? State carried "
     "from one call to the next (a cache, a running sum), or a part that matters only once there is more than one "
