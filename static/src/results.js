@@ -4,7 +4,7 @@ import { byId, el, formatMs } from "./dom.js";
 
 const STATUS_TEXT = {
   idle: "idle", sending: "sending…", queued: "queued", running: "running", pass: "passed", fail: "failed",
-  error: "error", stopped: "stopped", timeout: "timed out",
+  error: "error", stopped: "stopped", timeout: "timed out", refused: "not run",
 };
 const ICONS = { pending: "•", running: "▸", pass: "✓", fail: "✗", error: "!" };
 const CHECK_LABEL = { pending: "waiting", running: "running", pass: "passed", fail: "failed", error: "error" };
@@ -244,11 +244,11 @@ export class ResultsPanel {
     this.runMessage.hidden = false;
   }
 
-  /** The run could not start or lost its connection. */
-  failure(message) {
+  /** The run could not start (`refused`: the server declined it, e.g. too many runs waiting) or lost its connection. */
+  failure(message, { refused = false } = {}) {
     this.stopClock();
     this.list.removeAttribute("aria-busy");
-    this.setStatus("error");
+    this.setStatus(refused ? "refused" : "error");
     this.runMessage.replaceChildren(el("pre", { className: "run-message-text", text: message }));
     this.runMessage.hidden = false;
   }

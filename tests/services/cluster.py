@@ -173,6 +173,8 @@ class Cluster:
             "MLKATA_RATE_LIMIT": "1000",
             "MLKATA_RATE_LIMIT_PER_ADDRESS": "1000",
             "MLKATA_MAX_QUEUE": "200",
+            "MLKATA_QUEUE_SHARE_PER_LEARNER": "1",
+            "MLKATA_QUEUE_SHARE_PER_ADDRESS": "1",
             "MLKATA_LOG_FORMAT": "json",
             "OPENBLAS_NUM_THREADS": "1",
         }
