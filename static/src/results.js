@@ -169,21 +169,30 @@ export class ResultsPanel {
   hint(text, hintId, levels = 1) {
     const box = el("div", { className: "check-hint" }, [el("p", {}, [el("strong", { text: "Hint: " }), document.createTextNode(text)])]);
     // Asked only for a finished run: while it runs, the run that may open the next level is not counted yet.
-    if (hintId && levels > 1 && this.finished) this.offerLevel(box, hintId, 2, levels);
+    // Level 1 is open to whoever a run gave the hint: its answer says whether level 2 is, without a refusal.
+    if (hintId && levels > 1 && this.finished) {
+      this.actions.moreHint(hintId, 1).then((answer) => answer.hint && this.offerLevel(box, hintId, 2, levels, answer.hint));
+    }
     return box;
   }
 
-  async offerLevel(box, hintId, level, levels) {
-    const answer = await this.actions.moreHint(hintId, level);
-    if (!answer.hint) {
-      box.append(el("p", { className: "hint-closed muted", text: answer.refusal ?? "" }));
+  /** After a level (`before`, the server's answer for it): a button for `level` if it is open, else when it opens. */
+  offerLevel(box, hintId, level, levels, before) {
+    if (before.runs_until_next !== 0) {
+      if (before.next_opens) box.append(el("p", { className: "hint-closed muted", text: before.next_opens }));
       return;
     }
-    const next = answer.hint;
     const more = el("button", { className: "button small more-hint", text: `More help (${level} of ${levels})`, attrs: { type: "button" } });
-    more.addEventListener("click", () => {
+    more.addEventListener("click", async () => {
+      more.disabled = true;
+      const answer = await this.actions.moreHint(hintId, level);
+      if (!answer.hint) {
+        more.replaceWith(el("p", { className: "hint-closed muted", text: answer.refusal ?? "" }));
+        return;
+      }
+      const next = answer.hint;
       more.replaceWith(el("p", { className: `hint-level hint-${next.kind.replace(/\s+/g, "-")}` }, [el("strong", { text: `${capitalize(next.kind)}: ` }), next.kind === "code" ? el("code", { text: next.text }) : document.createTextNode(next.text)]));
-      if (level < levels) this.offerLevel(box, hintId, level + 1, levels);
+      if (level < levels) this.offerLevel(box, hintId, level + 1, levels, next);
     });
     box.append(more);
   }
