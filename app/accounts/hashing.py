@@ -3,9 +3,11 @@
 A password hash costs about 64 MiB and a core for a moment, so a flood of sign-ins or sign-ups
 could take every core from the pages and make an honest sign-in wait behind it. At most
 ``workers`` hashes run at once; up to ``queue`` more wait, a client address for at most a quarter
-of those places; a freed place goes to the waiting address with the fewest hashes running, and
-among those to the one served longest ago, so one address's backlog never delays another's first
-hash. Past that, :class:`Busy` at once, with how long to wait.
+of those places. A freed place goes to a sign-in before any sign-up (someone is waiting to get
+in; a flood of sign-ups, the cheapest way to make a server hash, never holds them up), and within
+each to the waiting address with the fewest hashes running, then to the one served longest ago,
+so one address's backlog never delays another's first hash. Past that, :class:`Busy` at once,
+with how long to wait.
 
 The waiting happens in the event loop, not in threads: a full queue holds none of the threads
 the pages are served from.
@@ -20,6 +22,7 @@ from collections import Counter, deque
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+_Lane = dict[str, deque[asyncio.Future[None]]]
 #: Until the first hashes are timed: roughly one argon2id hash at argon2-cffi's defaults on a loaded core.
 _FIRST_GUESS_SECONDS = 0.5
 
@@ -39,7 +42,8 @@ class HashGate:
         self.workers, self.queue = workers, queue
         self.per_address = max(1, queue // 4)
         self._running: Counter[str] = Counter()
-        self._waiting: dict[str, deque[asyncio.Future[None]]] = {}
+        # Who waits, by address: sign-ins (and password changes) first, then sign-ups.
+        self._lanes: tuple[_Lane, _Lane] = ({}, {})
         # When each address running or waiting was last given a place (a count of places given, not a time).
         self._served: dict[str, int] = {}
         self._given = 0
@@ -51,12 +55,15 @@ class HashGate:
 
     @property
     def waiting(self) -> int:
-        return sum(len(futures) for futures in self._waiting.values())
+        return sum(len(turns) for lane in self._lanes for turns in lane.values())
 
     @asynccontextmanager
-    async def slot(self, client: str) -> AsyncIterator[None]:
-        """Hold one of the ``workers`` places for the body; raise :class:`Busy` when none can be waited for."""
-        await self._enter(client)
+    async def slot(self, client: str, *, first: bool = False) -> AsyncIterator[None]:
+        """Hold one of the ``workers`` places for the body; raise :class:`Busy` when none can be waited for.
+
+        ``first``: a sign-in's password check, served before any sign-up waiting.
+        """
+        await self._enter(client, self._lanes[0 if first else 1])
         started = time.monotonic()
         try:
             yield
@@ -69,22 +76,23 @@ class HashGate:
         """Seconds until the hashes running and waiting now are likely done."""
         return max(1, math.ceil((self.running + self.waiting) * self._seconds / self.workers))
 
-    async def _enter(self, client: str) -> None:
-        if self.running < self.workers and not self._waiting:
+    async def _enter(self, client: str, lane: _Lane) -> None:
+        waiting = self.waiting
+        if self.running < self.workers and not waiting:
             self._give(client)
             return
-        mine = self._waiting.get(client)
-        if self.waiting >= self.queue or (mine is not None and len(mine) >= self.per_address):
-            raise Busy(self.retry_after(), yours=self.waiting < self.queue)
+        mine = sum(len(other.get(client, ())) for other in self._lanes)
+        if waiting >= self.queue or mine >= self.per_address:
+            raise Busy(self.retry_after(), yours=waiting < self.queue)
         turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._waiting.setdefault(client, deque()).append(turn)
+        lane.setdefault(client, deque()).append(turn)
         try:
             await turn
         except asyncio.CancelledError:
             if turn.done() and not turn.cancelled():
                 self._leave(client)  # given a place just as the request went away: pass it on
             else:
-                self._withdraw(client, turn)
+                self._withdraw(lane, client, turn)
             raise
 
     def _give(self, client: str) -> None:
@@ -96,11 +104,11 @@ class HashGate:
         self._running[client] -= 1
         if self._running[client] <= 0:
             del self._running[client]
-        while self.running < self.workers and self._waiting:
-            chosen = min(self._waiting, key=lambda address: (self._running[address], self._served.get(address, -1)))
-            turn = self._waiting[chosen].popleft()
-            if not self._waiting[chosen]:
-                del self._waiting[chosen]
+        while self.running < self.workers and (lane := next((lane for lane in self._lanes if lane), None)):
+            chosen = min(lane, key=lambda address: (self._running[address], self._served.get(address, -1)))
+            turn = lane[chosen].popleft()
+            if not lane[chosen]:
+                del lane[chosen]
             if turn.done():  # cancelled while waiting
                 continue
             self._give(chosen)
@@ -108,13 +116,13 @@ class HashGate:
         self._forget(client)
 
     def _forget(self, client: str) -> None:
-        if client not in self._running and client not in self._waiting:
+        if client not in self._running and all(client not in lane for lane in self._lanes):
             self._served.pop(client, None)
 
-    def _withdraw(self, client: str, turn: asyncio.Future[None]) -> None:
-        mine = self._waiting.get(client)
+    def _withdraw(self, lane: _Lane, client: str, turn: asyncio.Future[None]) -> None:
+        mine = lane.get(client)
         if mine is not None and turn in mine:
             mine.remove(turn)
             if not mine:
-                del self._waiting[client]
+                del lane[client]
         self._forget(client)
