@@ -62,14 +62,18 @@ class QueueShares:
         by_address = Counter(row.client_key for row in senders if row.client_key is not None)
         if by_learner[learner] >= self.per_learner:
             raise TooManyWaiting(
-                f"You already have {by_learner[learner]} runs waiting to be graded, the most one learner may have "
-                "at once. This one was not queued: run it again once one of those has started."
+                f"You already have {_runs(by_learner[learner])} waiting to be graded, the most one learner may have "
+                "at once. This one was not queued: run it again when one of yours has started."
             )
         if client_key is not None and by_address[client_key] >= self.per_address:
             raise TooManyWaiting(
-                f"Your network address already has {by_address[client_key]} runs waiting to be graded, the most one "
+                f"Your network address already has {_runs(by_address[client_key])} waiting to be graded, the most one "
                 "address may have at once (everyone sending from it counts). This one was not queued: run it again "
                 "in a few seconds."
             )
         if len(senders) >= self.total:
             raise QueueFull(f"{len(senders)} submissions are waiting")
+
+
+def _runs(count: int) -> str:
+    return f"{count} run" if count == 1 else f"{count} runs"

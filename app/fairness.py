@@ -90,9 +90,11 @@ class WaitingRuns:
         waiting = [run for run in runs if run.id not in taken]
         return round_robin(waiting, _last_turns(session, {run.lane for run in waiting}), served)
 
-    def position(self, submission_id: str, within: Collection[str] | None = None) -> int | None:
+    def position(
+        self, submission_id: str, within: Collection[str] | None = None, *, session: Session | None = None
+    ) -> int | None:
         """1-based place of a waiting run in the order; None when it is not waiting."""
-        order = [run.id for run in self.in_order(within)]
+        order = [run.id for run in self.in_order(within, session=session)]
         return order.index(submission_id) + 1 if submission_id in order else None
 
     def depth(self) -> int:

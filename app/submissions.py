@@ -89,25 +89,18 @@ class Submissions:
             ensure_learner(session, learner)
             session.add(submission)
             session.flush()
-            # Recorded before the id is queued, so "queued" always comes before a worker's "started".
-            self._record_positions(session, submission.id)
+            # Recorded before the id is queued, so "queued" always comes before a worker's "started". The runs
+            # it goes ahead of hear their new places when a worker next takes one (report_positions).
+            scope = self.queue.scope()
+            within = None if scope is None else scope | {submission.id}
+            place = self.runs.position(submission.id, within, session=session)
+            self.events.add(session, submission.id, EventType.QUEUED, QueuedData(position=place).model_dump())
         try:
             self.queue.enqueue(submission.id, force=True)
         except RedisError as exc:
             # Recorded is enough: idle workers look in the database for runs no bell announced.
             log.warning("queueing failed, workers will find it: %s", exc, extra={"submission_id": submission.id})
         return submission
-
-    def _record_positions(self, session: Session, added: str) -> None:
-        """The new run's ``queued`` event, and a new one for each waiting run it now goes before."""
-        scope = self.queue.scope()
-        order = self.runs.in_order(None if scope is None else scope | {added}, session=session)
-        place = next((index for index, run in enumerate(order, start=1) if run.id == added), None)
-        self.events.add(session, added, EventType.QUEUED, QueuedData(position=place).model_dump())
-        for position, run in enumerate(order[place or len(order) :], start=(place or len(order)) + 1):
-            if not run.regrade:
-                data = QueuedData(position=position).model_dump()
-                self.events.add(session, run.id, EventType.QUEUED, data, status=SubmissionStatus.QUEUED.value)
 
     def _check_rate(self, session: Session, learner: str, client_key: str | None) -> None:
         """Raise :class:`RateLimited` when the learner, or the address they send from, used up its limit.
