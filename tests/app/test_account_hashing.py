@@ -62,6 +62,23 @@ def test_a_sign_in_goes_before_sign_ups_that_waited_longer_from_any_number_of_ad
     assert asyncio.run(scenario()) == ["bot-0", "student", "bot-1", "bot-2", "bot-3"]
 
 
+def test_sign_ups_hold_at_most_half_the_places_so_a_sign_in_starts_at_once() -> None:
+    async def scenario() -> None:
+        gate, order = HashGate(workers=2, queue=8), []
+        sign_ups = [Holder(gate, f"bot-{n}", order) for n in range(3)]
+        await settle()
+        assert (gate.running, gate.waiting) == (1, 2)
+        sign_in = Holder(gate, "student", order, first=True)
+        await settle()
+        assert order == ["bot-0", "student"] and gate.running == 2
+        for holder in [sign_in, *sign_ups]:
+            holder.release.set()
+        await asyncio.gather(*(holder.task for holder in [*sign_ups, sign_in]))
+        assert order == ["bot-0", "student", "bot-1", "bot-2"] and (gate.running, gate.waiting) == (0, 0)
+
+    asyncio.run(scenario())
+
+
 def test_past_its_share_of_the_queue_an_address_is_refused_at_once_and_others_still_get_in() -> None:
     async def scenario() -> None:
         gate, order = HashGate(workers=1, queue=8), []  # an address may hold 2 of the 8 waiting places
