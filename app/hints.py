@@ -37,11 +37,6 @@ class HintAccess:
         """Failed runs that give the hint still needed before ``level`` opens (0: it is open)."""
         return 0 if level <= self.open_levels else level - self.runs
 
-    @property
-    def runs_until_next(self) -> int | None:
-        """The same for the next closed level; None when every level is open."""
-        return None if self.open_levels >= self.levels else self.runs_until(self.open_levels + 1)
-
     def refusal(self, level: int) -> str:
         """Why ``level`` is closed, and what opens it."""
         needed = self.runs_until(level)

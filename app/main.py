@@ -16,6 +16,7 @@ from app import api, health, pages
 from app.accounts import pages as account_pages
 from app.accounts.kit import build_kit
 from app.accounts.sessions import AccountMiddleware
+from app.admission import QueueShares
 from app.assets import Manifest, StaticAssets
 from app.courses import api as course_api
 from app.courses import pages as course_pages
@@ -25,6 +26,7 @@ from app.db import make_engine, make_sessionmaker, upgrade
 from app.docs import docs_router
 from app.errors import install_error_handlers
 from app.events import EventLog, Notifier
+from app.fairness import WaitingRuns
 from app.health import SandboxStatus
 from app.jobs import GradingJobs
 from app.learners import ClientAddresses, LearnerCookies, LearnerMiddleware
@@ -67,17 +69,21 @@ def build_services(
     queue: SubmissionQueue
     if settings.redis_url:
         queue = RedisQueue(
-            redis_client(settings.redis_url), sessions, prefix=settings.redis_prefix,
-            max_size=settings.max_queue, lease_seconds=settings.lease_seconds, consumer=consumer,
+            redis_client(settings.redis_url), sessions, prefix=settings.redis_prefix, max_size=settings.max_queue,
+            lease_seconds=settings.lease_seconds, poll_seconds=settings.sweep_seconds, consumer=consumer,
         )  # fmt: skip
         events.feed = RedisEventFeed(
             settings.redis_url, prefix=settings.redis_prefix, ttl_seconds=settings.events_ttl_seconds,
             read_database=events.since,
         )  # fmt: skip
     else:
-        queue = InProcessQueue(settings.max_queue)
+        queue = InProcessQueue(settings.max_queue, WaitingRuns(sessions))
+    shares = QueueShares.of(
+        settings.max_queue, learner_share=settings.queue_share_per_learner,
+        address_share=settings.queue_share_per_address,
+    )  # fmt: skip
     submissions = Submissions(
-        sessions, events, queue, max_queue=settings.max_queue,
+        sessions, events, queue, shares=shares,
         rate_limit=RateLimit(settings.rate_limit, settings.rate_limit_window, settings.rate_limit_per_address),
     )  # fmt: skip
     metrics = Metrics()

@@ -1,7 +1,8 @@
 """The grading queue: submission ids waiting for a worker, and the pool of workers taking them.
 
 The database row is the source of truth; a queue carries only ids, so another implementation
-(Redis Streams, for workers in other processes) can replace :class:`InProcessQueue`.
+(Redis Streams, for workers in other processes) can replace :class:`InProcessQueue`. Either hands
+its ids out in the fair order of :mod:`app.fairness` (round-robin by learner), not as they came.
 """
 
 from __future__ import annotations
@@ -9,11 +10,16 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections import deque
 from collections.abc import Callable
 from typing import Protocol
 
+from app.fairness import WaitingRuns
+
 log = logging.getLogger(__name__)
+
+#: How long an id handed to a worker counts as its learner's latest turn without the run having started:
+#: a worker claims it at once, unless it fails first.
+_HANDED_SECONDS = 30.0
 
 
 class QueueFull(Exception):
@@ -23,20 +29,24 @@ class QueueFull(Exception):
 class SubmissionQueue(Protocol):
     """What the web app and the workers need from a queue."""
 
-    def enqueue(self, submission_id: str, *, force: bool = False) -> int:
-        """Add an id; return its 1-based position. Raise :class:`QueueFull` unless ``force``."""
+    def enqueue(self, submission_id: str, *, force: bool = False) -> None:
+        """Add an id (recorded as queued already). Raise :class:`QueueFull` unless ``force``."""
         ...
 
     def take(self, timeout: float) -> str | None:
-        """The next id, or None after ``timeout`` seconds or once the queue is closed."""
+        """The id whose turn it is, or None after ``timeout`` seconds or once the queue is closed."""
+        ...
+
+    def scope(self) -> set[str] | None:
+        """The ids this queue hands out; None when it hands out every waiting run in the database."""
         ...
 
     def position(self, submission_id: str) -> int | None:
-        """1-based position of a waiting id; None when it is not waiting."""
+        """1-based place of a waiting id in the order it will be taken; None when it is not waiting."""
         ...
 
     def waiting(self) -> list[str]:
-        """The waiting ids, first first."""
+        """The waiting ids, in the order they will be taken."""
         ...
 
     def ack(self, submission_id: str) -> None:
@@ -47,43 +57,85 @@ class SubmissionQueue(Protocol):
 
 
 class InProcessQueue:
-    """A bounded FIFO shared by the threads of one process."""
+    """A bounded queue shared by the threads of one process, handing out its ids in fair order.
 
-    def __init__(self, max_size: int) -> None:
+    Without ``runs`` (to order by) it is first in, first out.
+    """
+
+    def __init__(self, max_size: int, runs: WaitingRuns | None = None) -> None:
         self.max_size = max_size
-        self._items: deque[str] = deque()
+        self.runs = runs
+        self._items: dict[str, None] = {}  # insertion-ordered set
+        # Handed out, maybe not started yet (when): their learners just had a turn. Kept until acknowledged,
+        # or for a while if a worker fails before it can be.
+        self._handed: dict[str, float] = {}
         self._condition = threading.Condition()
         self._closed = False
 
-    def enqueue(self, submission_id: str, *, force: bool = False) -> int:
+    def enqueue(self, submission_id: str, *, force: bool = False) -> None:
         with self._condition:
             if not force and len(self._items) >= self.max_size:
                 raise QueueFull(f"{len(self._items)} submissions are waiting")
-            self._items.append(submission_id)
+            self._items[submission_id] = None
             self._condition.notify()
-            return len(self._items)
 
     def take(self, timeout: float) -> str | None:
+        deadline = time.monotonic() + timeout
+        while True:
+            with self._condition:
+                if not self._condition.wait_for(lambda: self._items or self._closed, timeout=timeout):
+                    return None
+                if self._closed:
+                    return None
+                ids = list(self._items)
+            ordered = self._order(ids)  # outside the lock: a database read must not hold up enqueue
+            with self._condition:
+                for stale in set(ids) - set(ordered):  # no longer waiting (stopped, or graded elsewhere)
+                    self._items.pop(stale, None)
+                for submission_id in ordered:
+                    if submission_id in self._items:  # not taken by another thread meanwhile
+                        del self._items[submission_id]
+                        self._handed[submission_id] = time.monotonic()
+                        return submission_id
+            timeout = deadline - time.monotonic()
+            if timeout <= 0:
+                return None
+
+    def scope(self) -> set[str] | None:
         with self._condition:
-            if not self._condition.wait_for(lambda: self._items or self._closed, timeout=timeout):
-                return None
-            if self._closed:
-                return None
-            return self._items.popleft()
+            return set(self._items)
 
     def position(self, submission_id: str) -> int | None:
-        with self._condition:
-            try:
-                return self._items.index(submission_id) + 1
-            except ValueError:
-                return None
+        order = self.waiting()
+        return order.index(submission_id) + 1 if submission_id in order else None
 
     def waiting(self) -> list[str]:
         with self._condition:
-            return list(self._items)
+            ids = list(self._items)
+        return self._order(ids)
+
+    def _order(self, ids: list[str]) -> list[str]:
+        if self.runs is None or not ids:
+            return ids
+        with self._condition:
+            now = time.monotonic()
+            for submission_id, when in list(self._handed.items()):
+                if now - when > _HANDED_SECONDS:
+                    del self._handed[submission_id]
+            handed = list(self._handed)
+        try:
+            return [run.id for run in self.runs.in_order(ids, taken=handed)]
+        except Exception:  # a correct run must still be graded when the order cannot be read: oldest first
+            log.exception("reading the fair order failed")
+            return ids
 
     def ack(self, submission_id: str) -> None:
-        """Nothing to do: an id taken from memory is gone already; a restart recovers from the database."""
+        """Its run has started (and ended): the database says when its learner last had a turn.
+
+        An id taken from memory is gone already; a restart recovers from the database.
+        """
+        with self._condition:
+            self._handed.pop(submission_id, None)
 
     def __len__(self) -> int:
         with self._condition:
@@ -132,7 +184,12 @@ class WorkerPool:
 
     def _work(self) -> None:
         while not self._stopping.is_set():
-            submission_id = self.queue.take(timeout=0.5)
+            try:
+                submission_id = self.queue.take(timeout=0.5)
+            except Exception:  # the database or Redis failed while choosing: try again in a moment
+                log.exception("taking from the queue failed")
+                self._stopping.wait(1.0)
+                continue
             if submission_id is None:
                 continue
             try:

@@ -1,14 +1,17 @@
 """The grading queue on Redis Streams, for workers in other processes and on other machines.
 
-Each submission id is one entry of the stream ``<prefix>:jobs``, read by the consumer group
-``graders``. An entry is acknowledged (and deleted) only once its result is recorded in the database,
-or once the database says the submission is not this worker's to grade. The entry of a worker that
-died stays pending; after ``lease_seconds`` idle, another worker takes it over with ``XAUTOCLAIM``.
+Queueing a submission adds an entry to the stream ``<prefix>:jobs``, read by the consumer group
+``graders``: a bell that wakes one worker at once. Which run that worker then grades is not the
+entry's but the first in fair order (:mod:`app.fairness`, round-robin by learner) that no other
+worker has taken: it takes it with the key ``<prefix>:taken:<id>`` (``SET NX``, expiring after
+``lease_seconds``), then claims it in the database as any worker does. The entry is acknowledged
+(and deleted) once that run's result is recorded; the entry of a worker that died stays pending,
+and after ``lease_seconds`` idle another worker takes it over with ``XAUTOCLAIM``.
 
-The database row stays the source of truth: Redis here may keep nothing on disk, so the sweeper
-(``app.sweeper``) checks that each waiting submission's entry (``queue_ref``) still exists and adds
-it again when it does not. Queue positions come from the database (queued submissions created
-earlier), not from the stream, so they are right on every web node and survive a Redis restart.
+The database row stays the source of truth: Redis here may keep nothing on disk, so a worker with
+no bell still looks in the database every ``poll_seconds``, and a run whose bell Redis lost is
+graded all the same. Queue positions come from the database too, so they are right on every web node
+and survive a Redis restart.
 """
 
 from __future__ import annotations
@@ -17,15 +20,14 @@ import logging
 import os
 import socket
 import threading
+import time
 import uuid
-from datetime import timedelta
 
 import redis
 from redis.exceptions import RedisError, ResponseError
-from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.models import Submission, SubmissionStatus, utcnow
+from app.fairness import WaitingRun, WaitingRuns
 from app.queue import QueueFull
 
 log = logging.getLogger(__name__)
@@ -51,74 +53,102 @@ class RedisQueue:
         prefix: str,
         max_size: int,
         lease_seconds: float,
+        poll_seconds: float = 5.0,
         consumer: str | None = None,
     ) -> None:
         self.client, self.sessions = client, sessions
-        self.stream = f"{prefix}:jobs"
-        self.max_size, self.lease_seconds = max_size, lease_seconds
+        self.runs = WaitingRuns(sessions)
+        self.prefix, self.stream = prefix, f"{prefix}:jobs"
+        self.max_size, self.lease_seconds, self.poll_seconds = max_size, lease_seconds, poll_seconds
         self.consumer = consumer or consumer_name()
         self._taken: dict[str, set[str]] = {}  # submission id → entry ids this process took for it
         self._lock = threading.Lock()
         self._closed = threading.Event()
         self._group_ready = False
+        self._next_poll = 0.0
 
     # -- producing --------------------------------------------------------------------------------------------
 
-    def enqueue(self, submission_id: str, *, force: bool = False) -> int:
-        """Add an entry and note it on the row; position from the database.
+    def enqueue(self, submission_id: str, *, force: bool = False) -> None:
+        """Ring: add an entry for a waiting run, which any worker may take now (even if it was taken before).
 
         Raises :class:`redis.exceptions.RedisError` when Redis is away: the caller has recorded the
-        submission already, and the sweeper adds it once Redis is back.
+        submission already, and workers find it in the database.
         """
         if not force and self.depth() >= self.max_size:
             raise QueueFull(f"{self.max_size} submissions are waiting")
-        entry = self.client.xadd(
-            self.stream, {"id": submission_id}, maxlen=STREAM_MAX_LENGTH, approximate=True
-        ).decode()
-        self.note_entry(submission_id, entry)
-        return self.position(submission_id) or 0
+        pipe = self.client.pipeline(transaction=False)
+        pipe.delete(self._taken_key(submission_id))  # given back by a stopping worker: free to take at once
+        pipe.xadd(self.stream, {"id": submission_id}, maxlen=STREAM_MAX_LENGTH, approximate=True)
+        pipe.execute()
 
-    def note_entry(self, submission_id: str, entry: str | None) -> None:
-        """Remember which entry carries a waiting submission, and when to check it is still there."""
-        with self.sessions.begin() as session:
-            session.execute(
-                update(Submission)
-                .where(Submission.id == submission_id, Submission.status == SubmissionStatus.QUEUED.value)
-                .values(queue_ref=entry, lease_until=utcnow() + timedelta(seconds=self.lease_seconds))
-            )
-
-    def holds(self, entry: str | None) -> bool:
-        """Whether the stream still has this entry (waiting, or taken and not yet acknowledged)."""
-        return bool(entry) and bool(self.client.xrange(self.stream, min=entry, max=entry, count=1))
+    def scope(self) -> set[str] | None:
+        return None
 
     # -- consuming --------------------------------------------------------------------------------------------
 
     def take(self, timeout: float) -> str | None:
-        """An entry whose worker died (idle past the lease) first, else a new one, else None after ``timeout``."""
+        """The waiting run whose turn it is, after a bell (or a dead worker's entry), or a look in the database.
+
+        Without a bell within ``timeout``, the database is read only every ``poll_seconds``.
+        """
         if self._closed.is_set():
             return None
         try:
             self._ensure_group()
-            taken = self._reclaim() or self._read_new(timeout)
+            bell = self._reclaim() or self._read_new(timeout)
         except ResponseError as exc:
             if "NOGROUP" not in str(exc):
                 raise
             self._group_ready = False  # Redis restarted empty: make the group again next time
-            return None
+            bell = None
         except RedisError as exc:
             log.warning("the queue is unreachable: %s", exc)
             self._closed.wait(min(timeout, 1.0))
             return None
-        if taken is None:
+        now = time.monotonic()
+        if bell is None and now < self._next_poll:
             return None
-        entry, submission_id = taken
+        self._next_poll = now + self.poll_seconds
+        try:
+            chosen = self._take_next()
+        except RedisError as exc:  # the bell stays pending: another worker reclaims it after the lease
+            log.warning("could not take a run: %s", exc)
+            return None
+        entries = {bell[0]} if bell is not None else set()
+        if chosen is None:
+            self._acknowledge(entries)  # a bell for a run another worker took, or that was stopped
+            return None
         with self._lock:
-            self._taken.setdefault(submission_id, set()).add(entry)
-        return submission_id
+            self._taken.setdefault(chosen, set()).update(entries)
+        return chosen
+
+    def _take_next(self) -> str | None:
+        """The first waiting run in fair order that no other worker has taken, now taken by this one."""
+        lease_ms = max(1, int(self.lease_seconds * 1000))
+        for run in self.in_order():
+            if self.client.set(self._taken_key(run.id), self.consumer, nx=True, px=lease_ms):
+                return run.id
+        return None
+
+    def in_order(self) -> list[WaitingRun]:
+        """The waiting runs in fair order, counting those taken by workers that have not started them yet."""
+        order = self.runs.in_order()
+        if not order:
+            return []
+        keys = self.client.mget([self._taken_key(run.id) for run in order])
+        taken = [run.id for run, key in zip(order, keys, strict=True) if key is not None]
+        return self.runs.in_order(taken=taken) if taken else order
+
+    def _taken_key(self, submission_id: str) -> str:
+        return f"{self.prefix}:taken:{submission_id}"
 
     def ack(self, submission_id: str) -> None:
         with self._lock:
             entries = self._taken.pop(submission_id, set())
+        self._acknowledge(entries)
+
+    def _acknowledge(self, entries: set[str]) -> None:
         if not entries:
             return
         try:
@@ -127,8 +157,8 @@ class RedisQueue:
             pipe.xdel(self.stream, *entries)  # positions come from the database: no need to keep history
             pipe.execute()
         except RedisError as exc:
-            # The result is in the database: an entry left pending is reclaimed and dropped, not graded twice.
-            log.warning("could not acknowledge %s: %s", submission_id, exc, extra={"submission_id": submission_id})
+            # The result is in the database: an entry left pending is reclaimed later, and grades nothing twice.
+            log.warning("could not acknowledge %s: %s", sorted(entries), exc)
 
     def _ensure_group(self) -> None:
         if self._group_ready:
@@ -177,37 +207,13 @@ class RedisQueue:
     # -- positions (from the database) ------------------------------------------------------------------------
 
     def waiting(self) -> list[str]:
-        with self.sessions() as session:
-            return list(
-                session.scalars(
-                    select(Submission.id)
-                    .where(Submission.status == SubmissionStatus.QUEUED.value)
-                    .order_by(Submission.created_at, Submission.id)
-                )
-            )
+        return [run.id for run in self.runs.in_order()]
 
     def depth(self) -> int:
-        with self.sessions() as session:
-            count = session.scalar(
-                select(func.count(Submission.id)).where(Submission.status == SubmissionStatus.QUEUED.value)
-            )
-        return int(count or 0)
+        return self.runs.depth()
 
     def position(self, submission_id: str) -> int | None:
-        with self.sessions() as session:
-            row = session.execute(
-                select(Submission.created_at, Submission.status).where(Submission.id == submission_id)
-            ).one_or_none()
-            if row is None or row.status != SubmissionStatus.QUEUED.value:
-                return None
-            ahead = session.scalar(
-                select(func.count(Submission.id)).where(
-                    Submission.status == SubmissionStatus.QUEUED.value,
-                    (Submission.created_at < row.created_at)
-                    | ((Submission.created_at == row.created_at) & (Submission.id < submission_id)),
-                )
-            )
-        return int(ahead or 0) + 1
+        return self.runs.position(submission_id)
 
     def ping(self) -> None:
         self.client.ping()

@@ -14,14 +14,19 @@ from redis.exceptions import RedisError
 from sqlalchemy import ColumnElement, select
 from sqlalchemy.orm import Session, sessionmaker
 
+from app.admission import QueueShares
 from app.events import EventLog
+from app.fairness import WaitingRuns, exclusive
 from app.learners import ensure_learner
 from app.models import Progress, Submission, SubmissionKind, SubmissionStatus, utcnow
-from app.queue import QueueFull, SubmissionQueue
+from app.queue import SubmissionQueue
 from grader.events import EventType, QueuedData
 from grader.results import student_document
 
 log = logging.getLogger(__name__)
+
+#: A PostgreSQL advisory lock key: web processes add submissions one at a time, so every limit holds exactly.
+_CREATION_LOCK = 0x6D6C6B71
 
 
 class RateLimited(Exception):
@@ -48,11 +53,12 @@ class Submissions:
         events: EventLog,
         queue: SubmissionQueue,
         *,
-        max_queue: int,
+        shares: QueueShares,
         rate_limit: RateLimit,
     ) -> None:
         self.sessions, self.events, self.queue = sessions, events, queue
-        self.max_queue, self.rate_limit = max_queue, rate_limit
+        self.shares, self.rate_limit = shares, rate_limit
+        self.runs = WaitingRuns(sessions)
         self._create_lock = threading.Lock()
 
     def create(
@@ -65,46 +71,48 @@ class Submissions:
         kind: SubmissionKind = SubmissionKind.GRADE,
         inputs: str | None = None,
     ) -> Submission:
-        """Store a submission and queue it; raise :class:`RateLimited` or :class:`QueueFull`.
+        """Store a submission and queue it; raise :class:`RateLimited`, :class:`~app.admission.TooManyWaiting`
+        or :class:`~app.queue.QueueFull`.
 
-        ``client_key`` is the keyed hash of the sender's address: the per-address limit counts by it.
-        A try (``kind``, with its ``inputs``) is queued and limited exactly as a graded run is.
+        ``client_key`` is the keyed hash of the sender's address: the per-address limits count by it.
+        A try (``kind``, with its ``inputs``) is queued and limited exactly as a graded run is. The limits
+        are read and the submission added in one transaction, one creation at a time across processes.
         """
-        with self._create_lock:
-            self._check_rate(learner, client_key)
-            waiting = len(self.queue.waiting())
-            if waiting >= self.max_queue:
-                raise QueueFull(f"{waiting} submissions are waiting")
-            submission = Submission(
-                id=str(uuid.uuid4()), learner_id=learner, exercise=slug, code=code, client_key=client_key,
-                kind=kind.value, inputs=inputs,
-            )  # fmt: skip
-            with self.events.writing() as session:
-                ensure_learner(session, learner)
-                session.add(submission)
-                session.flush()
-                # Recorded before the id is queued, so "queued" always comes before a worker's "started".
-                self.events.add(session, submission.id, EventType.QUEUED, QueuedData(position=waiting + 1).model_dump())
-            try:
-                self.queue.enqueue(submission.id, force=True)
-            except RedisError as exc:
-                # Recorded is enough: the sweeper queues it once Redis answers again.
-                log.warning("queueing failed, the sweeper will retry: %s", exc, extra={"submission_id": submission.id})
-            return submission
+        submission = Submission(
+            id=str(uuid.uuid4()), learner_id=learner, exercise=slug, code=code, client_key=client_key,
+            kind=kind.value, inputs=inputs,
+        )  # fmt: skip
+        with self._create_lock, self.events.writing() as session:
+            exclusive(session, _CREATION_LOCK)
+            self._check_rate(session, learner, client_key)
+            self.shares.check(session, learner, client_key)
+            ensure_learner(session, learner)
+            session.add(submission)
+            session.flush()
+            # Recorded before the id is queued, so "queued" always comes before a worker's "started". The runs
+            # it goes ahead of hear their new places when a worker next takes one (report_positions).
+            scope = self.queue.scope()
+            within = None if scope is None else scope | {submission.id}
+            place = self.runs.position(submission.id, within, session=session)
+            self.events.add(session, submission.id, EventType.QUEUED, QueuedData(position=place).model_dump())
+        try:
+            self.queue.enqueue(submission.id, force=True)
+        except RedisError as exc:
+            # Recorded is enough: idle workers look in the database for runs no bell announced.
+            log.warning("queueing failed, workers will find it: %s", exc, extra={"submission_id": submission.id})
+        return submission
 
-    def _check_rate(self, learner: str, client_key: str | None) -> None:
+    def _check_rate(self, session: Session, learner: str, client_key: str | None) -> None:
         """Raise :class:`RateLimited` when the learner, or the address they send from, used up its limit.
 
         The address counts whatever the cookie says, so a client that drops its cookie (a new learner
-        each time) is still limited. Other web processes may pass the check at the same moment, so a
-        limit can be exceeded by one submission per other web process.
+        each time) is still limited.
         """
         now = utcnow()
         limits = [(Submission.learner_id == learner, self.rate_limit.count)]
         if client_key is not None:
             limits.append((Submission.client_key == client_key, self.rate_limit.per_address))
-        with self.sessions() as session:
-            waits = [self._wait(session, sender, limit, now) for sender, limit in limits]
+        waits = [self._wait(session, sender, limit, now) for sender, limit in limits]
         if any(waits):
             raise RateLimited(max(wait for wait in waits if wait))
 
@@ -124,15 +132,20 @@ class Submissions:
         return max(1, math.ceil((as_utc(recent[-1]) + window - now).total_seconds()))
 
     def report_positions(self) -> None:
-        """Record a new ``queued`` event for every waiting submission (called when a worker takes one)."""
-        waiting = self.queue.waiting()
-        if not waiting:
+        """Record a new ``queued`` event for every learner's waiting run (called when a worker takes one).
+
+        A regrade's runs are left out: nobody follows them.
+        """
+        scope = self.queue.scope()
+        if scope is not None and not scope:
             return
         with self.events.writing() as session:
-            for position, submission_id in enumerate(waiting, start=1):
+            for position, run in enumerate(self.runs.in_order(scope, session=session), start=1):
+                if run.regrade:
+                    continue
                 # Only while still waiting: another worker may have started it meanwhile.
                 data = QueuedData(position=position).model_dump()
-                self.events.add(session, submission_id, EventType.QUEUED, data, status=SubmissionStatus.QUEUED.value)
+                self.events.add(session, run.id, EventType.QUEUED, data, status=SubmissionStatus.QUEUED.value)
 
     def get(self, learner: str, submission_id: str) -> Submission | None:
         """The learner's own submission, or None (also for somebody else's: the same 404 for both)."""

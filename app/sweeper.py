@@ -1,13 +1,11 @@
-"""The sweeper: puts back in the queue whatever the queue lost, using the database as the source of truth.
+"""The sweeper: puts back in the queue the runs whose worker died, using the database as the source of truth.
 
 It runs in every process that uses the Redis queue (web and workers; running it in several places is
-safe, each step is a conditional UPDATE that only one process wins) and looks for:
-
-- running submissions whose claim's lease ran out (their worker died or hangs): back to ``queued``,
-  with a ``queued`` event, and a new queue entry — or, after ``max_attempts`` claims, failed with an
-  internal error, so a submission that keeps killing workers cannot stall the queue forever;
-- queued submissions past their lease whose queue entry is gone (Redis restarted empty, or the
-  process died between recording the submission and queueing it): queued again.
+safe, each step is a conditional UPDATE that only one process wins) and looks for running submissions
+whose claim's lease ran out (their worker died or hangs): back to ``queued``, with a ``queued`` event
+and a bell for the workers — or, after ``max_attempts`` claims, failed with an internal error, so a
+submission that keeps killing workers cannot stall the queue forever. (A waiting run whose bell Redis
+lost needs no sweeping: idle workers look in the database themselves, see :mod:`app.redis_queue`.)
 
 The same thread renews the leases of the claims its process holds, every third of a lease.
 """
@@ -16,10 +14,9 @@ from __future__ import annotations
 
 import logging
 import threading
-from datetime import timedelta
 
 from redis.exceptions import RedisError
-from sqlalchemy import or_, select, update
+from sqlalchemy import select, update
 
 from app.events import EventLog
 from app.jobs import GradingJobs, internal_error
@@ -48,8 +45,7 @@ class Sweeper:
 
     def sweep(self) -> int:
         """One pass; return how many submissions were queued again or failed."""
-        # Expired claims first: they come back as queued without a lease, which _lost_entries then checks.
-        swept = self._expired_claims() + self._lost_entries()
+        swept = self._expired_claims()
         try:
             self.queue.forget_idle_consumers(max(_CONSUMER_IDLE_SECONDS, 10 * self.lease_seconds))
         except RedisError as exc:  # no stream or group yet, or Redis away: nothing to tidy now
@@ -84,8 +80,6 @@ class Sweeper:
                         Submission.attempts == attempt,
                         Submission.lease_until < now,
                     )
-                    # queue_ref is kept: while the dead worker's entry is pending, a worker reclaims it
-                    # (XAUTOCLAIM) at the head of the queue; _lost_entries adds a new one only if it is gone.
                     .values(status=_QUEUED, worker_id=None, lease_until=None)
                     .execution_options(synchronize_session=False)
                 ).rowcount
@@ -94,54 +88,15 @@ class Sweeper:
                 self.metrics.requeued.labels(why="lease_expired").inc()
                 queued = QueuedData(position=self.queue.position(submission_id)).model_dump(mode="json")
                 self.events.record(submission_id, EventType.QUEUED, queued, status=_QUEUED)
+                self._enqueue(submission_id)
                 swept += 1
-        return swept
-
-    def _lost_entries(self) -> int:
-        now = utcnow()
-        with self.queue.sessions() as session:
-            rows = session.execute(
-                select(Submission.id, Submission.queue_ref, Submission.lease_until)
-                .where(
-                    Submission.status == _QUEUED,
-                    or_(Submission.lease_until.is_(None), Submission.lease_until < now),
-                )
-                .order_by(Submission.created_at)
-                .limit(_BATCH)
-            ).all()
-        swept = 0
-        for submission_id, entry, lease_until in rows:
-            # Take the check for ourselves first, so concurrent sweepers do not both queue it again.
-            with self.queue.sessions.begin() as session:
-                won = session.execute(
-                    update(Submission)
-                    .where(
-                        Submission.id == submission_id,
-                        Submission.status == _QUEUED,
-                        Submission.lease_until.is_(None)
-                        if lease_until is None
-                        else Submission.lease_until == lease_until,
-                    )
-                    .values(lease_until=now + timedelta(seconds=self.lease_seconds))
-                ).rowcount
-            if not won:
-                continue
-            try:
-                if self.queue.holds(entry):
-                    continue
-            except RedisError:
-                return swept  # Redis away: try again next pass
-            log.warning("its queue entry was lost: queued again", extra={"submission_id": submission_id})
-            self.metrics.requeued.labels(why="entry_lost").inc()
-            self._enqueue(submission_id)
-            swept += 1
         return swept
 
     def _enqueue(self, submission_id: str) -> None:
         try:
             self.queue.enqueue(submission_id, force=True)
-        except RedisError as exc:  # the row stays queued without an entry: the next pass tries again
-            log.warning("queueing again failed: %s", exc, extra={"submission_id": submission_id})
+        except RedisError as exc:  # queued all the same: an idle worker finds it in the database
+            log.warning("ringing for it failed: %s", exc, extra={"submission_id": submission_id})
 
 
 class Maintenance:

@@ -16,7 +16,7 @@ from fastapi.templating import Jinja2Templates
 
 from app.accounts.hashing import Busy
 from app.accounts.kit import AccountKit, account_kit
-from app.accounts.limits import Reservation
+from app.accounts.limits import SIGNIN, Reservation
 from app.accounts.passwords import password_problem
 from app.accounts.sessions import COOKIE_NAME, clear_cookie, cookie_learner_id, current_account, session_cookie
 from app.accounts.users import Account, AccountError, AddressTaken
@@ -170,14 +170,14 @@ def router(templates: Jinja2Templates) -> APIRouter:
 async def checked(
     kit: AccountKit, client: str, reserve: Callable[[], Reservation], work: Callable[[], T]
 ) -> tuple[Reservation, T]:
-    """Reserve the attempt, then do the password ``work`` in a hashing place.
+    """Reserve the attempt, then do the password ``work`` in a hashing place (a sign-in's before a sign-up's).
 
     Raises :class:`RateLimited` at a limit and :class:`Busy` when no hashing place can be had, both
     before any hash is computed; an attempt that got no place is given back.
     """
     reservation = await run_in_threadpool(reserve)
     try:
-        async with kit.gate.slot(client):
+        async with kit.gate.slot(client, first=reservation.kind == SIGNIN):
             return reservation, await run_in_threadpool(work)
     except Busy:
         await run_in_threadpool(kit.limiter.release, reservation)

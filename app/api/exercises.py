@@ -47,7 +47,11 @@ class HintLevel(BaseModel):
     text: str
     open_levels: int = Field(description="How many levels you may read now.")
     runs_until_next: int | None = Field(
-        description="Failed runs that give this hint still needed before the next level opens; null when all are open."
+        description="Failed runs that give this hint still needed before the level after this one opens: 0 when it "
+        "is open, null when this is the last."
+    )
+    next_opens: str | None = Field(
+        description="When the level after this one opens, in words (what a 403 for it says); null unless it is closed."
     )
 
 
@@ -83,6 +87,7 @@ def get_hint(
     if level > access.open_levels:
         raise ApiError(403, access.refusal(level))
     kind, text = levels[level - 1]
+    after = access.runs_until(level + 1) if level < len(levels) else None
     return HintLevel(
         hint_id=hint_id,
         level=level,
@@ -90,7 +95,8 @@ def get_hint(
         kind=kind,
         text=text,
         open_levels=access.open_levels,
-        runs_until_next=access.runs_until_next,
+        runs_until_next=after,
+        next_opens=access.refusal(level + 1) if after else None,
     )
 
 

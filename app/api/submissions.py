@@ -12,6 +12,7 @@ from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, Field
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
+from app.admission import TooManyWaiting
 from app.api.exercises import LiveDep, refuse_broken
 from app.errors import ApiError, error_responses
 from app.learners import client_key, learner_id
@@ -92,7 +93,9 @@ class SubmissionView(BaseModel):
 async def submit(slug: str, request: Request, app: ServicesDep, live: LiveDep) -> SubmissionAccepted:
     """Queue ``code`` for grading. Follow ``events_url`` for progress; ``result_url`` has the verdict.
 
-    409 for an exercise that does not load (its author is changing it), with its problems.
+    409 for an exercise that does not load (its author is changing it), with its problems. 429 with
+    ``Retry-After`` when you, or your address, already have your share of the queue waiting, or sent
+    too many runs this minute; 503 when the queue is full.
     """
     return await _accept(slug, request, app, live, SubmissionKind.GRADE)
 
@@ -132,6 +135,8 @@ async def _accept(
             app.submissions.create, learner_id(request), slug, code, client_key=client_key(request), kind=kind,
             inputs=inputs,
         )  # fmt: skip
+    except TooManyWaiting as crowded:
+        raise ApiError(429, crowded.message, headers={"Retry-After": str(crowded.retry_after)}) from None
     except RateLimited as limited:
         raise ApiError(
             429,

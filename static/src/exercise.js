@@ -168,7 +168,7 @@ function handlers({ onAccepted } = {}) {
     check: (event) => panel.check(event.index, event.check),
     output: (event) => panel.appendOutput(event.text),
     done: (result) => show(result),
-    failure: (message) => panel.failure(message),
+    failure: (message, how) => panel.failure(message, how),
   };
 }
 

@@ -66,7 +66,7 @@ export class Playground {
         value: (event) => this.values.append(this.valueItem(event.value)),
         output: (event) => this.appendOutput(event.text),
         done: (result) => this.done(result),
-        failure: (message) => this.fail(message),
+        failure: (message, how) => this.fail(message, true, how?.refused),
       });
     } finally {
       this.busy = false;
@@ -99,8 +99,8 @@ export class Playground {
     if (!ok && result.message) this.fail(result.message, false);
   }
 
-  fail(message, status = true) {
-    if (status) this.setStatus("error", "error");
+  fail(message, status = true, refused = false) {
+    if (status) this.setStatus(refused ? "refused" : "error", refused ? "not run" : "error");
     this.message.replaceChildren(el("pre", { className: "run-message-text", text: message }));
     this.message.hidden = false;
   }

@@ -4,7 +4,7 @@ import { byId, el, formatMs } from "./dom.js";
 
 const STATUS_TEXT = {
   idle: "idle", sending: "sending…", queued: "queued", running: "running", pass: "passed", fail: "failed",
-  error: "error", stopped: "stopped", timeout: "timed out",
+  error: "error", stopped: "stopped", timeout: "timed out", refused: "not run",
 };
 const ICONS = { pending: "•", running: "▸", pass: "✓", fail: "✗", error: "!" };
 const CHECK_LABEL = { pending: "waiting", running: "running", pass: "passed", fail: "failed", error: "error" };
@@ -168,21 +168,30 @@ export class ResultsPanel {
   hint(text, hintId, levels = 1) {
     const box = el("div", { className: "check-hint" }, [el("p", {}, [el("strong", { text: "Hint: " }), document.createTextNode(text)])]);
     // Asked only for a finished run: while it runs, the run that may open the next level is not counted yet.
-    if (hintId && levels > 1 && this.finished) this.offerLevel(box, hintId, 2, levels);
+    // Level 1 is open to whoever a run gave the hint: its answer says whether level 2 is, without a refusal.
+    if (hintId && levels > 1 && this.finished) {
+      this.actions.moreHint(hintId, 1).then((answer) => answer.hint && this.offerLevel(box, hintId, 2, levels, answer.hint));
+    }
     return box;
   }
 
-  async offerLevel(box, hintId, level, levels) {
-    const answer = await this.actions.moreHint(hintId, level);
-    if (!answer.hint) {
-      box.append(el("p", { className: "hint-closed muted", text: answer.refusal ?? "" }));
+  /** After a level (`before`, the server's answer for it): a button for `level` if it is open, else when it opens. */
+  offerLevel(box, hintId, level, levels, before) {
+    if (before.runs_until_next !== 0) {
+      if (before.next_opens) box.append(el("p", { className: "hint-closed muted", text: before.next_opens }));
       return;
     }
-    const next = answer.hint;
     const more = el("button", { className: "button small more-hint", text: `More help (${level} of ${levels})`, attrs: { type: "button" } });
-    more.addEventListener("click", () => {
+    more.addEventListener("click", async () => {
+      more.disabled = true;
+      const answer = await this.actions.moreHint(hintId, level);
+      if (!answer.hint) {
+        more.replaceWith(el("p", { className: "hint-closed muted", text: answer.refusal ?? "" }));
+        return;
+      }
+      const next = answer.hint;
       more.replaceWith(el("p", { className: `hint-level hint-${next.kind.replace(/\s+/g, "-")}` }, [el("strong", { text: `${capitalize(next.kind)}: ` }), next.kind === "code" ? el("code", { text: next.text }) : document.createTextNode(next.text)]));
-      if (level < levels) this.offerLevel(box, hintId, level + 1, levels);
+      if (level < levels) this.offerLevel(box, hintId, level + 1, levels, next);
     });
     box.append(more);
   }
@@ -243,11 +252,11 @@ export class ResultsPanel {
     this.runMessage.hidden = false;
   }
 
-  /** The run could not start or lost its connection. */
-  failure(message) {
+  /** The run could not start (`refused`: the server declined it, e.g. too many runs waiting) or lost its connection. */
+  failure(message, { refused = false } = {}) {
     this.stopClock();
     this.list.removeAttribute("aria-busy");
-    this.setStatus("error");
+    this.setStatus(refused ? "refused" : "error");
     this.runMessage.replaceChildren(el("pre", { className: "run-message-text", text: message }));
     this.runMessage.hidden = false;
   }

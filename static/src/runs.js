@@ -7,6 +7,8 @@
 const EVENT_TYPES = ["queued", "started", "check", "value", "output", "done"];
 
 /**
+ * `failure(message, {refused})`: the run did not happen; `refused` when the server declined it (429, 503),
+ * so nothing failed and the code is still the editor's.
  * @typedef {{queued: Function, started: Function, check: Function, value?: Function, output: Function, done: Function, failure: Function, accepted?: Function}} Handlers
  */
 
@@ -31,7 +33,7 @@ export async function run(url, body, on) {
     return;
   }
   if (!response.ok) {
-    on.failure(await errorMessage(response));
+    on.failure(await errorMessage(response), { refused: response.status === 429 || response.status === 503 });
     return;
   }
   const accepted = await response.json();

@@ -10,14 +10,14 @@ from app.accounts.hashing import Busy, HashGate
 
 
 class Holder:
-    """A request holding (or waiting for) a place until told to let go."""
+    """A request holding (or waiting for) a place until told to let go; ``first`` for a sign-in."""
 
-    def __init__(self, gate: HashGate, address: str, order: list[str]) -> None:
+    def __init__(self, gate: HashGate, address: str, order: list[str], *, first: bool = False) -> None:
         self.address, self.release = address, asyncio.Event()
-        self.task = asyncio.create_task(self._run(gate, order))
+        self.task = asyncio.create_task(self._run(gate, order, first))
 
-    async def _run(self, gate: HashGate, order: list[str]) -> None:
-        async with gate.slot(self.address):
+    async def _run(self, gate: HashGate, order: list[str], first: bool) -> None:
+        async with gate.slot(self.address, first=first):
             order.append(self.address)
             await self.release.wait()
 
@@ -44,6 +44,39 @@ def test_a_flooding_address_does_not_hold_up_another_addresss_first_hash() -> No
         return order
 
     assert asyncio.run(scenario()) == ["flooder", "honest", "flooder", "flooder"]
+
+
+def test_a_sign_in_goes_before_sign_ups_that_waited_longer_from_any_number_of_addresses() -> None:
+    async def scenario() -> list[str]:
+        gate, order = HashGate(workers=1, queue=8), []
+        sign_ups = [Holder(gate, f"bot-{n}", order) for n in range(4)]
+        await settle()
+        sign_in = Holder(gate, "student", order, first=True)
+        await settle()
+        for holder in [*sign_ups[:1], sign_in, *sign_ups[1:]]:
+            holder.release.set()
+            await settle()
+        await asyncio.gather(*(holder.task for holder in [*sign_ups, sign_in]))
+        return order
+
+    assert asyncio.run(scenario()) == ["bot-0", "student", "bot-1", "bot-2", "bot-3"]
+
+
+def test_sign_ups_hold_at_most_half_the_places_so_a_sign_in_starts_at_once() -> None:
+    async def scenario() -> None:
+        gate, order = HashGate(workers=2, queue=8), []
+        sign_ups = [Holder(gate, f"bot-{n}", order) for n in range(3)]
+        await settle()
+        assert (gate.running, gate.waiting) == (1, 2)
+        sign_in = Holder(gate, "student", order, first=True)
+        await settle()
+        assert order == ["bot-0", "student"] and gate.running == 2
+        for holder in [sign_in, *sign_ups]:
+            holder.release.set()
+        await asyncio.gather(*(holder.task for holder in [*sign_ups, sign_in]))
+        assert order == ["bot-0", "student", "bot-1", "bot-2"] and (gate.running, gate.waiting) == (0, 0)
+
+    asyncio.run(scenario())
 
 
 def test_past_its_share_of_the_queue_an_address_is_refused_at_once_and_others_still_get_in() -> None:

@@ -156,11 +156,15 @@ def test_full_queue_is_503(
     make_settings: Callable[..., Settings], start_server: Callable[[Settings], RunningServer]
 ) -> None:
     server = start_server(make_settings(workers=0, max_queue=2))
-    with server.client() as learner:
-        first, second = submit(learner, "x = 1").json(), submit(learner, "x = 2").json()
-        assert learner.get(second["result_url"]).json()["position"] == 2
+
+    def client_from(address: str) -> httpx.Client:  # three machines, each under its share
+        return httpx.Client(base_url=server.url, transport=httpx.HTTPTransport(local_address=address))
+
+    with client_from("127.0.0.2") as learner, client_from("127.0.0.3") as other, client_from("127.0.0.4") as third:
+        first, second = submit(learner, "x = 1").json(), submit(other, "x = 2").json()
+        assert other.get(second["result_url"]).json()["position"] == 2
         assert first["id"] != second["id"]
-        assert "busy" in assert_error(submit(learner, "x = 3"), 503)
+        assert "busy" in assert_error(submit(third, "x = 3"), 503)
 
 
 def test_error_body_for_an_unknown_page_is_html(client: httpx.Client) -> None:

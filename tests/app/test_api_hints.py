@@ -39,6 +39,7 @@ def test_each_level_opens_after_one_more_failed_run_that_gives_the_hint(client: 
     fail_once(client)
     first = client.get(f"{HINTS}/scaling", params={"level": 1}).json()
     assert (first["kind"], first["open_levels"], first["runs_until_next"]) == ("concept", 1, 1)
+    assert first["next_opens"] == assert_error(client.get(f"{HINTS}/scaling", params={"level": 2}), 403)
     message = assert_error(client.get(f"{HINTS}/scaling", params={"level": 3}), 403)
     assert message.startswith("Level 3 of this hint opens after 2 more failed runs that give it")
     assert "1 more failed run that gives it" in assert_error(client.get(f"{HINTS}/scaling", params={"level": 2}), 403)
@@ -48,11 +49,14 @@ def test_each_level_opens_after_one_more_failed_run_that_gives_the_hint(client: 
     fail_once(client)
     second = client.get(f"{HINTS}/scaling", params={"level": 2}).json()
     assert (second["kind"], second["open_levels"], second["runs_until_next"]) == ("formula", 2, 1)
+    assert second["next_opens"].startswith("Level 3 of this hint opens after 1 more failed run that gives it")
     assert_error(client.get(f"{HINTS}/scaling", params={"level": 3}), 403)
 
     fail_once(client)
     third = client.get(f"{HINTS}/scaling", params={"level": 3}).json()
     assert (third["kind"], third["open_levels"], third["runs_until_next"]) == ("code", 3, None)
+    assert third["next_opens"] is None
+    assert client.get(f"{HINTS}/scaling", params={"level": 1}).json()["runs_until_next"] == 0
     assert "3 levels" in assert_error(client.get(f"{HINTS}/scaling", params={"level": 4}), 404)
     assert_error(client.get(f"{HINTS}/no-such-hint"), 404)
     # Another learner's runs open nothing for this one.
@@ -63,7 +67,9 @@ def test_each_level_opens_after_one_more_failed_run_that_gives_the_hint(client: 
 def test_a_learner_who_solved_the_exercise_reads_every_level(client: httpx.Client) -> None:
     accepted = submit(client, reference_code()).json()
     assert read_events(client, accepted["events_url"])[-1]["data"]["status"] == "pass"
+    exercise = load_exercise(KV)
     for hint, n in every_level():
         answer = client.get(f"{HINTS}/{hint}", params={"level": n})
         assert answer.status_code == 200, (hint, n)
-        assert answer.json()["runs_until_next"] is None
+        last = n == len(exercise.hint_levels(hint))
+        assert (answer.json()["runs_until_next"], answer.json()["next_opens"]) == (None if last else 0, None)

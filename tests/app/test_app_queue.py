@@ -3,21 +3,51 @@
 from __future__ import annotations
 
 import threading
+import uuid
+from pathlib import Path
 
 import pytest
 
+from app.db import make_engine, make_sessionmaker, upgrade
+from app.fairness import WaitingRuns
+from app.learners import ensure_learner
+from app.models import Submission
 from app.queue import InProcessQueue, QueueFull, WorkerPool
 
 
-def test_positions_follow_the_order_of_arrival() -> None:
+def test_without_a_database_to_order_by_ids_go_first_in_first_out() -> None:
     queue = InProcessQueue(max_size=3)
-    assert [queue.enqueue(i) for i in ("a", "b", "c")] == [1, 2, 3]
+    for i in ("a", "b", "c"):
+        queue.enqueue(i)
     assert queue.position("c") == 3 and queue.position("zz") is None
     with pytest.raises(QueueFull):
         queue.enqueue("d")
-    assert queue.enqueue("d", force=True) == 4
+    queue.enqueue("d", force=True)
     assert queue.take(timeout=0) == "a"
-    assert queue.waiting() == ["b", "c", "d"] and queue.position("c") == 2
+    assert queue.waiting() == ["b", "c", "d"] and queue.position("c") == 2 and queue.scope() == {"b", "c", "d"}
+
+
+def test_ids_are_handed_out_round_robin_by_learner_and_stale_ones_dropped(tmp_path: Path) -> None:
+    engine = make_engine(f"sqlite:///{tmp_path / 'queue.db'}")
+    upgrade(engine)
+    sessions = make_sessionmaker(engine)
+    ann, bob = str(uuid.uuid4()), str(uuid.uuid4())
+    sent = [(ann, "a1"), (ann, "a2"), (ann, "a3"), (bob, "b1"), (ann, "stopped")]
+    ids = {name: str(uuid.uuid4()) for _, name in sent}
+    with sessions.begin() as session:
+        for learner, name in sent:
+            ensure_learner(session, learner)
+            session.flush()
+            status = "pass" if name == "stopped" else "queued"
+            session.add(Submission(id=ids[name], learner_id=learner, exercise="adder", code="", status=status))
+            session.flush()
+    queue = InProcessQueue(max_size=10, runs=WaitingRuns(sessions))
+    for _, name in sent:
+        queue.enqueue(ids[name])
+    assert queue.waiting() == [ids["a1"], ids["b1"], ids["a2"], ids["a3"]] and queue.position(ids["b1"]) == 2
+    assert [queue.take(timeout=0) for _ in range(4)] == [ids["a1"], ids["b1"], ids["a2"], ids["a3"]]
+    assert queue.take(timeout=0) is None and len(queue) == 0  # the finished one was dropped, not handed out
+    engine.dispose()
 
 
 def test_take_times_out_and_close_wakes_takers() -> None:

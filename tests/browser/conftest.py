@@ -44,8 +44,13 @@ def exercises_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 # Module scope: the server keeps a spare sandboxed run started between submissions, which later
 # tests that look for leftover sandbox processes of this test process would otherwise see.
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory, exercises_dir: Path) -> Iterator[Server]:
-    """A uvicorn subprocess serving the app with a fresh data dir (the operator's CLI can reach it)."""
+def server(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, exercises_dir: Path
+) -> Iterator[Server]:
+    """A uvicorn subprocess serving the app with a fresh data dir (the operator's CLI can reach it).
+
+    A test module's ``SERVER_ENV`` (a dict) adds settings of its own.
+    """
     if not (REPO / "static" / "dist" / "exercise.js").is_file():
         pytest.fail("the front end is not built: run `make frontend` (make test and make browser do it)")
     if not Path(CHROMIUM).exists():
@@ -54,7 +59,8 @@ def server(tmp_path_factory: pytest.TempPathFactory, exercises_dir: Path) -> Ite
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     data_dir = tmp_path_factory.mktemp("data")
-    env = {**os.environ, "MLKATA_DATA_DIR": str(data_dir), "MLKATA_EXERCISES_DIR": str(exercises_dir)}
+    env = {**os.environ, "MLKATA_DATA_DIR": str(data_dir), "MLKATA_EXERCISES_DIR": str(exercises_dir),
+           **getattr(request.module, "SERVER_ENV", {})}  # fmt: skip
     log = (tmp_path_factory.mktemp("log") / "server.log").open("w")
     process = subprocess.Popen(
         [

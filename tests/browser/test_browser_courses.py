@@ -334,7 +334,7 @@ def test_the_gradebook_downloads_from_the_dashboard_with_one_row_per_student(
     with page.expect_download() as download_info:
         page.get_by_role("link", name="Gradebook (CSV)").click()
     download = download_info.value
-    assert download.suggested_filename == "efficient-inference--spring-2031-gradebook.csv"
+    assert download.suggested_filename == "efficient-inference-spring-2031-gradebook.csv"
     download.save_as(artifacts / download.suggested_filename)
     raw = (artifacts / download.suggested_filename).read_bytes()
     assert raw.startswith(b"\xef\xbb\xbf")

@@ -22,6 +22,9 @@ REPO = Path(__file__).resolve().parents[2]
 KV = REPO / "exercises" / "kv-cache-decoding"
 SLUG = "kv-cache-decoding"
 MLKATA = str(Path(sys.executable).parent / "mlkata")
+#: How long a process may take to start: imports, migrations and the warm pool's first zygote take a
+#: few seconds on a quiet machine and several times that on a loaded one.
+_START_SECONDS = 90
 
 
 def free_port() -> int:
@@ -153,7 +156,16 @@ class Service:
 class Cluster:
     """`mlkata serve` and workers against one PostgreSQL database and one private Redis."""
 
-    def __init__(self, tmp: Path, database_url: str, *, time_seconds: int, lease_seconds: float = 2.0) -> None:
+    def __init__(
+        self,
+        tmp: Path,
+        database_url: str,
+        *,
+        time_seconds: int,
+        lease_seconds: float = 2.0,
+        env: dict[str, str | None] | None = None,
+    ) -> None:
+        """``env``: settings to change for every process (None: back to mlkata's default)."""
         self.tmp = tmp
         self.database_url = database_url
         self.redis = PrivateRedis(tmp)
@@ -173,9 +185,16 @@ class Cluster:
             "MLKATA_RATE_LIMIT": "1000",
             "MLKATA_RATE_LIMIT_PER_ADDRESS": "1000",
             "MLKATA_MAX_QUEUE": "200",
+            "MLKATA_QUEUE_SHARE_PER_LEARNER": "1",
+            "MLKATA_QUEUE_SHARE_PER_ADDRESS": "1",
             "MLKATA_LOG_FORMAT": "json",
             "OPENBLAS_NUM_THREADS": "1",
         }
+        for name, value in (env or {}).items():
+            if value is None:
+                self.env.pop(name, None)
+            else:
+                self.env[name] = value
         self.web = Service("web", ["serve", "--port", str(self.web_port), "--log-level", "warning"], self.env,
                            tmp / "web.log")  # fmt: skip
         self.workers: list[Service] = []
@@ -195,12 +214,12 @@ class Cluster:
             self.workers.append(worker)
             ports.append(port)
         for index, port in enumerate(ports):
-            wait_for(lambda port=port: _warm(port), 30, f"worker {index + 1} to be ready")
-        wait_for(lambda: _healthy(self.url), 30, "the web server to answer /healthz")
+            wait_for(lambda port=port: _warm(port), _START_SECONDS, f"worker {index + 1} to be ready")
+        wait_for(lambda: _healthy(self.url), _START_SECONDS, "the web server to answer /healthz")
 
     def start_web(self) -> None:
         self.web.start()
-        wait_for(lambda: _healthy(self.url), 30, "the web server to answer /healthz")
+        wait_for(lambda: _healthy(self.url), _START_SECONDS, "the web server to answer /healthz")
 
     def stop(self) -> None:
         for service in [self.web, *self.workers]:

@@ -36,8 +36,14 @@ def start_cluster(
         require_service("redis-server (to start a private Redis)", "not installed")
     clusters: list[Cluster] = []
 
-    def start(time_seconds: int, workers: int = 2, concurrency: int = 1, lease_seconds: float = 2.0) -> Cluster:
-        cluster = Cluster(tmp_path, postgres_url, time_seconds=time_seconds, lease_seconds=lease_seconds)
+    def start(
+        time_seconds: int,
+        workers: int = 2,
+        concurrency: int = 1,
+        lease_seconds: float = 2.0,
+        env: dict[str, str | None] | None = None,
+    ) -> Cluster:
+        cluster = Cluster(tmp_path, postgres_url, time_seconds=time_seconds, lease_seconds=lease_seconds, env=env)
         clusters.append(cluster)
         cluster.start(workers=workers, concurrency=concurrency)
         return cluster

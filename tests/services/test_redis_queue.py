@@ -33,18 +33,19 @@ def client(redis_url: str) -> redis.Redis:
 
 @pytest.fixture
 def make_queue(client: redis.Redis, migrated: Any, redis_prefix: str) -> Callable[..., RedisQueue]:
-    def make(lease_seconds: float = 30.0, consumer: str | None = None) -> RedisQueue:
+    def make(lease_seconds: float = 30.0, consumer: str | None = None, poll_seconds: float = 5.0) -> RedisQueue:
         return RedisQueue(
-            client, migrated, prefix=redis_prefix, max_size=10, lease_seconds=lease_seconds, consumer=consumer
-        )
+            client, migrated, prefix=redis_prefix, max_size=10, lease_seconds=lease_seconds,
+            poll_seconds=poll_seconds, consumer=consumer,
+        )  # fmt: skip
 
     return make
 
 
 @pytest.fixture
-def new_submission(migrated: Any) -> Callable[[], str]:
-    def make() -> str:
-        submission_id, learner = str(uuid.uuid4()), str(uuid.uuid4())
+def new_submission(migrated: Any) -> Callable[..., str]:
+    def make(learner: str | None = None) -> str:
+        submission_id, learner = str(uuid.uuid4()), learner or str(uuid.uuid4())
         with migrated.begin() as session:
             ensure_learner(session, learner)
             session.add(Submission(id=submission_id, learner_id=learner, exercise="adder", code="def add(a, b): ..."))
@@ -63,7 +64,8 @@ def test_a_job_is_acknowledged_only_once_its_result_is_recorded(
 ) -> None:  # fmt: skip
     queue = make_queue()
     submission_id = new_submission()
-    assert queue.enqueue(submission_id) == 1
+    queue.enqueue(submission_id)
+    assert queue.position(submission_id) == 1
     assert queue.take(timeout=1) == submission_id
     assert pending(client, queue) == 1  # taken, not yet acknowledged
     jobs = GradingJobs(migrated, EventLog(migrated, Notifier()), {"adder": adder}, jailed=False)
@@ -80,8 +82,8 @@ def test_a_job_whose_worker_died_is_reclaimed_by_another_after_the_lease(
     dead, alive = make_queue(lease_seconds=0.5, consumer="dead"), make_queue(lease_seconds=0.5, consumer="alive")
     submission_id = new_submission()
     dead.enqueue(submission_id)
-    assert dead.take(timeout=1) == submission_id  # and then it dies without acknowledging
-    assert alive.take(timeout=0.2) is None
+    assert dead.take(timeout=1) == submission_id  # and then it dies without acknowledging, or starting it
+    assert alive.take(timeout=0.2) is None  # taken: not handed out twice
     time.sleep(0.6)
     assert alive.take(timeout=1) == submission_id
 
@@ -91,37 +93,61 @@ def test_positions_come_from_the_database(
 ) -> None:
     queue = make_queue()
     ids = [new_submission() for _ in range(3)]
-    assert [queue.enqueue(i) for i in ids] == [1, 2, 3]
+    for submission_id in ids:
+        queue.enqueue(submission_id)
+    assert [queue.position(i) for i in ids] == [1, 2, 3]
     with migrated.begin() as session:
         session.execute(update(Submission).where(Submission.id == ids[0]).values(status="running"))
     assert [queue.position(i) for i in ids] == [None, 1, 2]
     assert queue.waiting() == ids[1:] and queue.depth() == 2
 
 
-def test_the_sweeper_requeues_lost_entries_and_expired_claims(
-    make_queue: Callable[..., RedisQueue], new_submission: Callable[[], str], migrated: Any, adder: Exercise
-) -> None:
-    queue = make_queue(lease_seconds=30)
+def test_the_sweeper_puts_back_expired_claims_and_a_run_without_a_bell_is_found_in_the_database(
+    make_queue: Callable[..., RedisQueue], new_submission: Callable[[], str], migrated: Any, adder: Exercise,
+    client: redis.Redis,
+) -> None:  # fmt: skip
+    queue = make_queue(lease_seconds=30, poll_seconds=0.5)
     events = EventLog(migrated, Notifier())
     jobs = GradingJobs(migrated, events, {"adder": adder}, jailed=False, lease_seconds=30)
     metrics = Metrics()
     sweeper = Sweeper(queue, events, jobs, metrics, lease_seconds=30)
     lost, abandoned = new_submission(), new_submission()
     assert jobs.claim(abandoned) is not None
-    past = utcnow() - timedelta(seconds=1)
-    with migrated.begin() as session:  # lost: recorded, but Redis forgot its entry; abandoned: its worker died
-        session.execute(update(Submission).where(Submission.id == lost).values(queue_ref="1-0", lease_until=past))
-        session.execute(update(Submission).where(Submission.id == abandoned).values(lease_until=past))
+    with migrated.begin() as session:  # lost: recorded, but Redis never heard of it; abandoned: its worker died
+        session.execute(
+            update(Submission).where(Submission.id == abandoned).values(lease_until=utcnow() - timedelta(seconds=1))
+        )
 
-    sweeper.sweep()
-    assert {queue.take(timeout=1), queue.take(timeout=1)} == {lost, abandoned}
+    assert sweeper.sweep() == 1
     with migrated() as session:
         assert session.get(Submission, abandoned).status == "queued"
     assert [e.type for e in events.since(abandoned)] == ["started", "queued"]
-    assert sweeper.sweep() == 0  # the entries exist now: nothing more to do
-    rendered = metrics.render().decode()
-    assert 'mlkata_requeued_total{why="lease_expired"} 1.0' in rendered
-    assert 'mlkata_requeued_total{why="entry_lost"} 2.0' in rendered
+    assert client.xlen(queue.stream) == 1  # a bell for the one put back; none for the lost one
+    assert {queue.take(timeout=1), queue.take(timeout=1)} == {lost, abandoned}  # the second from the database
+    assert sweeper.sweep() == 0
+    assert 'mlkata_requeued_total{why="lease_expired"} 1.0' in metrics.render().decode()
+
+
+def test_several_workers_take_turns_by_learner(
+    make_queue: Callable[..., RedisQueue], new_submission: Callable[..., str], migrated: Any, adder: Exercise
+) -> None:
+    first, second = make_queue(consumer="first"), make_queue(consumer="second")
+    jobs = GradingJobs(migrated, EventLog(migrated, Notifier()), {"adder": adder}, jailed=False)
+    ann, bob, cat = (str(uuid.uuid4()) for _ in range(3))
+    a = [new_submission(ann) for _ in range(4)]
+    b = new_submission(bob)
+    for submission_id in [*a, b]:
+        first.enqueue(submission_id)
+    # Taken at the same moment, neither started yet: Ann's backlog does not get two turns in a row.
+    taken = [first.take(timeout=1), second.take(timeout=1)]
+    assert taken == [a[0], b]
+    for submission_id in taken:
+        assert jobs.claim(submission_id) is not None
+    c = new_submission(cat)
+    first.enqueue(c)
+    assert first.waiting() == [a[1], c, a[2], a[3]]  # Ann back in line (one run) before Cat came; then Cat
+    assert [second.take(timeout=1), first.take(timeout=1)] == [a[1], c]
+    assert first.take(timeout=1) == a[2] and second.take(timeout=0.2) == a[3]
 
 
 def test_the_queue_survives_redis_forgetting_the_stream_and_its_group(
