@@ -22,7 +22,6 @@ from collections import Counter
 
 from grader.exercise import Exercise
 from grader.fingerprints import KnownMistake
-from grader.mutation.mutants import MutationError, derive_mutants
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +70,10 @@ def hint_of(name: str) -> str:
 
 
 def _derive(exercise: Exercise) -> list[KnownMistake]:
+    # Imported here: the mutation package grades through grader.grading, which uses this module, and
+    # a process that only reads results (the web pages) need not load libcst at all.
+    from grader.mutation.mutants import MutationError, derive_mutants
+
     reference = exercise.reference_path.read_text(encoding="utf-8")
     try:
         mutants = derive_mutants(reference).mutants

@@ -17,6 +17,7 @@ from grader.budget import BudgetExceeded, CheckBudget
 from grader.caps import MESSAGE_CHARS, OUTPUT_CHARS, cap_text, fit_result
 from grader.check_run import Checked, LoadFailed, checked, with_pattern
 from grader.checks import Check
+from grader.derived import derived_mistakes
 from grader.events import CheckFinished, EventSink, Finished, OutputProduced, Started
 from grader.exercise import Exercise
 from grader.fingerprints import KnownMistake, matching
@@ -232,9 +233,6 @@ class _Runs:
 
     def mistakes(self) -> list[KnownMistake]:
         """The exercise's known mistakes, then those derived from its reference (grader.derived)."""
-        # Imported here: mutant derivation lives with the mutation analysis, which grades through this module.
-        from grader.derived import derived_mistakes
-
         return [*self.exercise.known_mistakes, *derived_mistakes(self.exercise)]
 
     def current(self) -> SolutionSession:

@@ -10,7 +10,9 @@ from datetime import datetime, timedelta
 
 from app.courses.courses import CourseInfo, Student
 from app.courses.runs import Run
+from grader.derived import hint_of, is_derived
 from grader.exercise import Exercise
+from grader.symptoms import LABELS
 
 
 @dataclass(frozen=True)
@@ -149,7 +151,7 @@ def exercise_stats(exercise: Exercise, students: list[Student], runs: Iterable[R
             if test.get("status") != "pass":
                 stats.failed += 1
                 stats.students.add(student.user_id)
-        for mistake_id, text in _mistakes(result):
+        for mistake_id, text in diagnoses(result):
             known = exercise.config.mutants.get(mistake_id)
             stats = mistakes.setdefault(mistake_id, MistakeStats(mistake_id, known.mistake if known else text))
             stats.runs += 1
@@ -172,15 +174,30 @@ def exercise_stats(exercise: Exercise, students: list[Student], runs: Iterable[R
     )
 
 
-def _mistakes(result: dict) -> list[tuple[str, str]]:
-    """The named mistakes of one result: the run's lead mistake and any other a failing check matched, once each."""
+def diagnoses(result: dict) -> list[tuple[str, str]]:
+    """What one result told its student, once each, as (id, words for instructors).
+
+    The run's lead mistake and any other a failing check matched; a mistake derived from the
+    reference, by the hint it gave (``derived/<hint>``); and each failing check's symptom
+    (``symptom/<kind>``).
+    """
     found: dict[str, str] = {}
     lead = result.get("mistake")
-    if isinstance(lead, dict) and lead.get("id"):
-        found[str(lead["id"])] = str(lead.get("mistake") or lead["id"])
-    for test in result.get("tests") or []:
-        if test.get("mistake_id") and test.get("status") != "pass":
-            found.setdefault(str(test["mistake_id"]), str(test["mistake_id"]))
+    names = (
+        [(str(lead["id"]), str(lead.get("mistake") or lead["id"]))] if isinstance(lead, dict) and lead.get("id") else []
+    )
+    failing = [t for t in result.get("tests") or [] if isinstance(t, dict) and t.get("status") != "pass"]
+    names += [(str(t["mistake_id"]), str(t["mistake_id"])) for t in failing if t.get("mistake_id")]
+    for name, text in names:
+        if is_derived(name):
+            hint = hint_of(name)
+            found.setdefault(f"derived/{hint}", f"a small change in what the hint “{hint}” is about")
+        else:
+            found.setdefault(name, text)
+    for test in failing:
+        kind = test.get("symptom")
+        if isinstance(kind, str) and kind in LABELS:
+            found.setdefault(f"symptom/{kind}", f"symptom: {LABELS[kind]}")
     return list(found.items())
 
 

@@ -103,7 +103,7 @@ def router(templates: Jinja2Templates) -> APIRouter:
         )
         share = [(m, len(m.students) / stats.students if stats.students else 0.0) for m in stats.mistakes]
         mistakes_chart = bar_chart(
-            "Named mistakes: share of the class that made each",
+            "Mistakes and symptoms: share of the class told each",
             "mistake",
             [
                 (

@@ -17,10 +17,11 @@ above 65,536 values only the value-by-value ones run.
 from grader.symptoms.calls import across_calls, is_empty_case, sizes_of
 from grader.symptoms.diagnosis import diagnose
 from grader.symptoms.digits import error_in_words, shown_apart
-from grader.symptoms.words import KINDS, SENTENCES, Symptom, say
+from grader.symptoms.words import KINDS, LABELS, SENTENCES, Symptom, say
 
 __all__ = [
     "KINDS",
+    "LABELS",
     "SENTENCES",
     "Symptom",
     "across_calls",

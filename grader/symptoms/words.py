@@ -101,6 +101,43 @@ SENTENCES: dict[str, str] = {
 #: Every kind a diagnosis may return: stable ids, counted by instructors' analytics.
 KINDS = tuple(SENTENCES)
 
+#: Each kind in a few words, for instructors' analytics (the student reads the sentence).
+LABELS: dict[str, str] = {
+    "overflow": "inf where finite numbers were expected",
+    "nan": "nan where numbers were expected",
+    "underflow": "0 where tiny values were expected",
+    "precision-float32": "float32 round-off",
+    "precision-float16": "float16 round-off",
+    "integer-overflow": "an integer that wrapped around",
+    "integer-via-float": "an integer rounded through a float",
+    "off-by-one": "off by one",
+    "sign": "the opposite sign",
+    "factor": "off by a named factor",
+    "constant-factor": "off by a constant factor",
+    "absolute": "the absolute value",
+    "sign-part": "some signs flipped",
+    "offset": "off by a constant",
+    "conjugate": "the complex conjugate",
+    "transpose": "axes exchanged",
+    "shift": "shifted by one",
+    "reversed": "in reverse order",
+    "permutation": "the right values in another order",
+    "rotation": "pairs rotated by the wrong angle",
+    "wrong-axis-normalisation": "normalised along the wrong axis",
+    "unnormalised": "not normalised",
+    "factor-per-slice": "a factor per row or column",
+    "unnormalised-log": "log-probabilities not normalised",
+    "offset-per-slice": "an offset per row or column",
+    "truncation": "fractions dropped",
+    "rounding": "rounded to whole numbers",
+    "in-place": "arguments changed in place",
+    "first-only": "right on the first step only",
+    "wrong-first-only": "wrong on the first call only",
+    "wrong-last-only": "wrong on the last call only",
+    "right-until": "right until some call, wrong after",
+    "wrong-when-empty": "wrong on empty inputs",
+}
+
 
 def say(kind: str, **parts: object) -> Symptom:
     """The symptom ``kind`` with its sentence, filled with ``parts`` (relationships only, never values)."""

@@ -260,7 +260,7 @@ def test_the_exercise_analytics_name_the_mistake_and_who_made_it(
     expect(page.locator('[data-stat="median-attempts"]')).to_have_text("1")
     expect(page.locator('[data-stat="runs"]')).to_have_text("3")
     # The named mistake: once, by Alan, with the exercise's own words for it.
-    mistakes = page.get_by_role("table", name="Named mistakes")
+    mistakes = page.get_by_role("table", name="Mistakes and symptoms")
     expect(mistakes.locator("tbody tr")).to_have_count(1)
     row = mistakes.locator(f'tr[data-mistake="{MISTAKE_ID}"]')
     expect(row.locator("td").nth(0)).to_contain_text(MISTAKE)

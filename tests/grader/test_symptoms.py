@@ -10,6 +10,7 @@ import pytest
 
 from grader.symptoms import (
     KINDS,
+    LABELS,
     SENTENCES,
     across_calls,
     diagnose,
@@ -168,7 +169,12 @@ def test_empty_inputs_are_named_only_when_they_are_exactly_the_wrong_calls() -> 
 
 def test_every_kind_has_a_golden_case() -> None:
     named = {param.values[3] for param in GOLDEN} | {kind for kind, *_ in CALL_PATTERNS}
-    assert named == set(KINDS)
+    across = {"in-place"}  # found by replaying the reference: tests/grader/test_across.py
+    assert named | across == set(KINDS)
+
+
+def test_every_kind_has_words_for_instructors() -> None:
+    assert set(LABELS) == set(KINDS)
 
 
 def test_sentences_are_filled_with_relationships_only() -> None:
