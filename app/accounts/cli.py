@@ -10,6 +10,7 @@ from typing import Annotated
 
 import typer
 
+from app.accounts.identity import fold
 from app.accounts.passwords import Passwords
 from app.accounts.sessions import API, SignIns
 from app.accounts.users import AccountError, Accounts, parse_role
@@ -93,6 +94,6 @@ def token_command(email: Annotated[str, typer.Argument(help="The account's e-mai
     with _accounts() as (accounts, signins):
         account = accounts.find(email)
         if account is None:
-            raise AccountError("email", f"There is no account for {email.strip().lower()}.")
+            raise AccountError("email", f"There is no account for {fold(email)}.")
         token = signins.start(account, kind=API)
     typer.echo(token)

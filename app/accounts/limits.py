@@ -10,7 +10,7 @@ ever evaluated.
 Counted in the database (keyed hashes only), so every web process shares the count and a restart
 does not reset it. The count and the reservation are one transaction that holds the table's write
 lock (SQLite's ``BEGIN IMMEDIATE``, PostgreSQL's ``SHARE ROW EXCLUSIVE``), so two requests never
-both take the last place.
+both take the last place; a request already past a limit is refused on a plain read, without it.
 """
 
 from __future__ import annotations
@@ -93,18 +93,25 @@ class LoginLimiter:
     def _reserve(
         self, kind: str, account_key: str, client_key: str, limits: list[tuple[ColumnElement[bool], int]]
     ) -> Reservation:
+        # Refused on a plain read first: a flood past its limit is answered without taking the write lock.
+        with self.sessions() as session:
+            self._refuse_if_limited(session, kind, limits)
         with self.sessions() as session:
             _lock_attempts(session)
+            self._refuse_if_limited(session, kind, limits)
             now = utcnow()
-            waits = [wait for sender, limit in limits if (wait := self._wait(session, kind, sender, limit, now))]
-            if waits:
-                session.rollback()
-                raise RateLimited(max(waits))
             session.execute(delete(LoginAttempt).where(LoginAttempt.created_at < self._since(now)))
             attempt = LoginAttempt(kind=kind, account_key=account_key, client_key=client_key, created_at=now)
             session.add(attempt)
             session.commit()
             return Reservation(attempt.id, kind, account_key)
+
+    def _refuse_if_limited(self, session: Session, kind: str, limits: list[tuple[ColumnElement[bool], int]]) -> None:
+        now = utcnow()
+        waits = [wait for sender, limit in limits if (wait := self._wait(session, kind, sender, limit, now))]
+        if waits:
+            session.rollback()
+            raise RateLimited(max(waits))
 
     def _wait(self, session: Session, kind: str, sender: ColumnElement[bool], limit: int, now: datetime) -> int:
         """Seconds until the sender is below ``limit`` attempts of this kind; 0 when it is now."""

@@ -175,8 +175,10 @@ class Channel:
         """Stop the run if it has reached a time limit, saying which (and, for the wall clock, the CPU it used)."""
         ending = clock.spent(self._run.cpu_seconds, waited)
         if ending is Ending.WALL_CLOCK:
-            clock.look(self._run.cpu_seconds)
-            self.die(ending, cpu_seconds=clock.cpu_used)
+            clock.look(self._run.cpu_seconds)  # a fresh reading: the CPU time may have run out too
+            if clock.cpu_used < clock.cpu_seconds:
+                self.die(ending, cpu_seconds=clock.cpu_used)
+            ending = Ending.CPU_LIMIT
         if ending is not None:
             self.die(ending)
 

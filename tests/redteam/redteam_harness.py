@@ -2,10 +2,10 @@
 
 Every submission under ``submissions/`` is graded against a copy of the KV-cache exercise with
 tight limits. :func:`grade_hostile` then asserts what must hold for *every* hostile run, whatever
-the attack: the run ended within its time limits plus a margin, no process of the sandbox's
-uids survived it, nothing was written on the host (the repository, host ``/tmp``, the exercise
-folder, the canary paths the attacks aim at) and no secret of the host shows up in the result.
-Each test then asserts the specific verdict for its attack.
+the attack: the run ended within its time limits (plus starting its runners), no process of the
+sandbox's uids survived it, nothing was written on the host (the repository, host ``/tmp``, the
+exercise folder, the canary paths the attacks aim at) and no secret of the host shows up in the
+result. Each test then asserts the specific verdict for its attack.
 """
 
 from __future__ import annotations
@@ -33,8 +33,14 @@ KV_EXERCISE = REPO / "exercises" / "kv-cache-decoding"
 SANDBOX_UIDS = range(FIRST_UID, FIRST_UID + SLOT_COUNT)
 #: Every file an attack tries to create on the host has this in its name.
 CANARY_NAME = "mlkata-redteam-was-here"
-#: Slack on top of the exercise's time limits: starting and killing a sandbox, restarts after crashes.
+#: Slack on top of the exercise's time limits for each runner a grading starts: starting and killing
+#: a sandbox, which is not the solution's time (a cold start after a crash takes a while on a busy host).
 TIME_MARGIN = 3.0
+#: A check that ends with one of these ended its runner: the next check starts another.
+ENDS_THE_RUNNER = {
+    Reason.TIMEOUT, Reason.CRASHED, Reason.BLOCKED_SYSCALL, Reason.MEMORY_LIMIT, Reason.EXITED,
+    Reason.UNSUPPORTED_VALUE, Reason.REPLY_TOO_LARGE, Reason.OUTPUT_LIMIT,
+}  # fmt: skip
 #: 2 s of CPU time; a wall clock of 4 s, so that what sleeps ends soon too.
 FAST_LIMITS = {"time_seconds": "2", "wall_clock_factor": "2", "memory_mb": "256"}
 
@@ -141,8 +147,10 @@ def grade_hostile(
     result = grade(exercise, raw, warm=warm)
     seconds = time.monotonic() - started
     graded = Graded(name, result, seconds, result.model_dump_json())
-    # At most two runs' wall-clock limits: after a timeout, the other function's checks get a fresh run.
-    limit = 2 * exercise.limits.wall_seconds + TIME_MARGIN
+    # At most two runs' wall-clock limits (after a timeout, the other function's checks get a fresh run),
+    # and starting each runner.
+    runners = 1 + sum(test.reason in ENDS_THE_RUNNER for test in result.tests)
+    limit = 2 * exercise.limits.wall_seconds + TIME_MARGIN * runners
     assert seconds < limit, f"{name} took {seconds:.1f} s, more than {limit} s\n{graded.explain()}"
     assert_no_sandbox_process_survives()
     assert_no_run_cgroup_left()

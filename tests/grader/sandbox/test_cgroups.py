@@ -267,6 +267,25 @@ def test_kill_ends_host_daemons_that_left_their_session(host: cgroups.Host) -> N
     assert not any(directory.exists() for directory in run.dirs.values())
 
 
+def test_controllers_mounted_together_get_one_directory_per_run(host: cgroups.Host, tmp_path: Path) -> None:
+    # As hosts that mount "cpu,cpuacct" with a link for each name: here, cpuacct is a link to cpu.
+    assert host.version == 1, "this host is expected to be hybrid (v1 + empty v2)"
+    for name in host.parents:
+        if name != "cpuacct":
+            (tmp_path / name).symlink_to(Path("/sys/fs/cgroup") / name)
+    (tmp_path / "cpuacct").symlink_to(tmp_path / "cpu")
+    cgroups.use_mount_root(tmp_path)
+    together = cgroups.status()
+    assert isinstance(together, cgroups.Host) and together.parents["cpu"] == together.parents["cpuacct"]
+    run = together.create_run(Limits())
+    try:
+        assert run.dirs["cpu"] == run.dirs["cpuacct"] and run.dirs["cpu"] in run.made
+        assert len(run.unique_dirs) == len(set(together.parents.values()))
+    finally:
+        run.remove()
+    assert not any(directory.exists() for directory in run.dirs.values())
+
+
 def test_the_hybrid_hosts_unified_hierarchy_without_controllers_is_not_used() -> None:
     unified = Path("/sys/fs/cgroup/unified")
     assert (unified / "cgroup.controllers").is_file(), "this host is expected to be hybrid (v1 + empty v2)"
@@ -296,6 +315,9 @@ def test_doctor_reports_the_fallback_and_does_not_require_it(no_cgroups: cgroups
     tree = protections["cgroup limits for the whole process tree"]
     assert not tree.active and not tree.required
     assert no_cgroups.reason in tree.detail and "Fallback" in tree.detail
+    cpu = protections["CPU time limit on the whole run"]
+    assert not cpu.active and not cpu.required and "read through /proc" in cpu.detail
+    assert protections["CPU time of a run's children counted"].active  # seen through /proc all the same
     assert "run inside its own cgroup" not in protections
     assert [p.name for p in protections.values() if p.required and not p.active] == []
 
@@ -307,6 +329,11 @@ def test_doctor_requires_and_observes_cgroups_where_the_host_offers_them(host: c
     assert f"cgroups v{host.version}" in tree.detail and "memory" in tree.detail and "pids" in tree.detail
     inside = protections["run inside its own cgroup"]
     assert inside.active and inside.required
+    cpu = protections["CPU time limit on the whole run"]
+    assert cpu.active and cpu.required
+    assert ("cpu.stat" if host.version == 2 else "cpuacct.usage") in cpu.detail
+    children = protections["CPU time of a run's children counted"]
+    assert children.active and children.required, children.detail
 
 
 def test_start_up_removes_the_runs_of_a_grader_that_died(host: cgroups.Host) -> None:
