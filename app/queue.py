@@ -92,11 +92,11 @@ class InProcessQueue:
             with self._condition:
                 for stale in set(ids) - set(ordered):  # no longer waiting (stopped, or graded elsewhere)
                     self._items.pop(stale, None)
-                for submission_id in ordered:
-                    if submission_id in self._items:  # not taken by another thread meanwhile
-                        del self._items[submission_id]
-                        self._handed[submission_id] = time.monotonic()
-                        return submission_id
+                # Taken by another thread meanwhile: read the order again, which now counts that turn.
+                if ordered and ordered[0] in self._items:
+                    del self._items[ordered[0]]
+                    self._handed[ordered[0]] = time.monotonic()
+                    return ordered[0]
             timeout = deadline - time.monotonic()
             if timeout <= 0:
                 return None

@@ -35,6 +35,8 @@ log = logging.getLogger(__name__)
 GROUP = "graders"
 #: Far more than ``max_queue`` ever lets wait; only a cap against a runaway producer.
 STREAM_MAX_LENGTH = 100_000
+#: Times a worker reads the order again when another took the run it chose at the same moment.
+_TAKE_ATTEMPTS = 5
 
 
 def consumer_name() -> str:
@@ -126,10 +128,14 @@ class RedisQueue:
     def _take_next(self) -> str | None:
         """The first waiting run in fair order that no other worker has taken, now taken by this one."""
         lease_ms = max(1, int(self.lease_seconds * 1000))
-        for run in self.in_order():
-            if self.client.set(self._taken_key(run.id), self.consumer, nx=True, px=lease_ms):
-                return run.id
-        return None
+        for _ in range(_TAKE_ATTEMPTS):
+            order = self.in_order()
+            if not order:
+                return None
+            if self.client.set(self._taken_key(order[0].id), self.consumer, nx=True, px=lease_ms):
+                return order[0].id
+            # Another worker took it meanwhile: read the order again, which now counts that turn.
+        return None  # contended: the run left is found at the next bell or look
 
     def in_order(self) -> list[WaitingRun]:
         """The waiting runs in fair order, counting those taken by workers that have not started them yet."""

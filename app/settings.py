@@ -62,7 +62,10 @@ class Settings(BaseSettings):
         "past it, the submission is graded again by another worker.",
     )
     sweep_seconds: float = Field(
-        5.0, gt=0, description="How often each process looks for submissions stuck past their lease."
+        5.0,
+        gt=0,
+        description="How often each process looks for submissions stuck past their lease, and an idle worker for "
+        "waiting runs no queue entry announced.",
     )
     max_attempts: int = Field(
         3, ge=1, description="Claims a submission may get; one whose workers keep dying is then failed with an error."
