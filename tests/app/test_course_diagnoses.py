@@ -25,9 +25,11 @@ def test_a_runs_lead_its_checks_mistakes_and_their_symptoms_are_each_counted_onc
 def test_a_derived_mistake_is_counted_by_the_hint_it_gave_never_by_its_own_id() -> None:
     result = {"mistake": {"id": "derived/top-p-crossing/3", "mistake": "one small change"}, "tests": []}
     other = {"mistake": {"id": "derived/top-p-crossing/7", "mistake": "one small change"}, "tests": []}
-    assert diagnoses(result) == diagnoses(other) == [
-        ("derived/top-p-crossing", "a small change in what the hint “top-p-crossing” is about")
-    ]
+    assert (
+        diagnoses(result)
+        == diagnoses(other)
+        == [("derived/top-p-crossing", "a small change in what the hint “top-p-crossing” is about")]
+    )
 
 
 def test_a_result_without_diagnoses_or_of_an_unknown_shape_gives_none() -> None:
