@@ -200,8 +200,11 @@ def _across_values(wrong: list[tuple[Any, Any]]) -> Symptom | None:
 
 
 def _numeric(value: Any) -> bool:
+    """A number, or an array of numbers, that float64 holds exactly enough to compare (ints past 2^53 do not)."""
     if isinstance(value, (bool, np.bool_)):
         return False
-    if isinstance(value, (int, float, np.integer, np.floating)):
+    if isinstance(value, int):
+        return abs(value) <= 2**53
+    if isinstance(value, (float, np.integer, np.floating)):
         return True
     return isinstance(value, np.ndarray) and value.dtype.kind in "iuf" and value.size > 0

@@ -96,7 +96,10 @@ def integer(e: int, g: int, sizes: list[tuple[str, float]]) -> Symptom | None:
     ratio = Fraction(g, e)
     if ratio == -1:
         return say("sign")
-    factor = factor_name(float(ratio), sizes, tolerance=1e-12)
+    try:
+        factor = factor_name(float(ratio), sizes, tolerance=1e-12)
+    except OverflowError:  # a ratio past float's range is no factor a size could name
+        return None
     return None if factor is None else say("factor", op=factor)
 
 

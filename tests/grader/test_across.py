@@ -71,3 +71,9 @@ def test_right_on_the_first_step_of_a_sequence_only(tmp_path: Path) -> None:
         Call("step", (0, x), batch=1, value=[x if x == 1 else wrong]) for x, wrong in ((1, 0), (2, 17), (3, 5), (4, 40))
     ]
     assert symptom_across(reference, independent) is None
+
+
+def test_integers_too_large_for_a_float_are_not_stacked(tmp_path: Path) -> None:
+    reference = _reference(tmp_path)
+    calls = [Call("ratio", (10**400, n), batch=1, value=10**400) for n in (3, 7, 9)]
+    assert symptom_across(reference, calls) is None  # no relationship claimed, and no error

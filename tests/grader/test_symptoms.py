@@ -325,3 +325,8 @@ def test_a_named_parameter_is_said_before_a_size_equal_to_its_power_and_below_on
     # With T = 0.25, missing T² multiplies by 16: that is ÷ T², not × (2·8) of a size of 8.
     grown = diagnose(expected, expected * 16, sizes={"5": 5, "8": 8, "temperature": 0.25})
     assert grown is not None and "÷ temperature²" in grown.sentence
+
+
+def test_integers_too_large_for_a_float_are_judged_without_an_error() -> None:
+    assert diagnose(3, 10**400) is None
+    assert diagnose(10**400 + 1, 10**400) is not None  # off by one, exactly
