@@ -14,6 +14,7 @@ compared before it failed. Three things can then be said, each only when it expl
 
 from __future__ import annotations
 
+import types
 from collections.abc import Callable
 from functools import partial
 from itertools import combinations
@@ -23,12 +24,23 @@ import numpy as np
 
 from grader.fingerprints import KnownMistake, alike, load, same_answer
 from grader.proxy import Call
-from grader.replay import Answer, batches, replay_batch
+from grader.replay import Answer, OutOfTime, batches, replay_batch
 from grader.symptoms import Symptom, across_calls, diagnose, is_empty_case, say
 
 
 def symptom_across(reference: KnownMistake, calls: list[Call]) -> Symptom | None:
-    """The symptom a failing check's calls show together, or None."""
+    """The symptom a failing check's calls show together, or None (also when the diagnosis's allowance runs out)."""
+    try:
+        return _symptom_across(reference, calls[:_MOST_CALLS])
+    except OutOfTime:
+        return None
+
+
+#: The calls looked at together: the first of a check, enough for every pattern, at a bounded cost.
+_MOST_CALLS = 256
+
+
+def _symptom_across(reference: KnownMistake, calls: list[Call]) -> Symptom | None:
     expected = _replayed(reference, calls)
     answered = calls[: len(expected)]
     if len(answered) < 2:
@@ -88,13 +100,30 @@ def _changes_its_arguments(reference: KnownMistake, calls: list[Call]) -> bool:
     """
     if not _shares_arguments(calls):
         return False
-    for kinds, deep in _STYLES:
-        emulated = _replayed(reference, calls, partial(_written_back, kinds=kinds, deep=deep))
-        if len(emulated) == len(calls) and all(
-            same_answer(call.value, answer[0]) for call, answer in zip(calls, emulated, strict=True)
-        ):
-            return True
-    return False
+    module = load(reference)
+    if module is None:
+        return False
+    return any(_emulates(module, calls, partial(_written_back, kinds=kinds, deep=deep)) for kinds, deep in _STYLES)
+
+
+def _emulates(module: types.ModuleType, calls: list[Call], after: Callable[[list[Any], Any], Any]) -> bool:
+    """Whether the reference, writing back as ``after`` does, gives every answer the solution gave.
+
+    Each answer is compared as soon as it is made (but for the argument objects it holds, which
+    later calls may still change), so a way of writing that does not fit is dropped at once.
+    """
+    with np.errstate(all="ignore"):
+        for batch in batches(calls):
+
+            def early(n: int, answer: Answer, held: set[int], batch: list[Call] = batch) -> bool:
+                return batch[n].raised is None and same_answer(batch[n].value, answer[0], held)
+
+            answers = replay_batch(module, batch, early=early, after=after)
+            if answers is None or len(answers) < len(batch):
+                return False
+            if not all(same_answer(call.value, answer[0]) for call, answer in zip(batch, answers, strict=True)):
+                return False
+    return True
 
 
 def _shares_arguments(calls: list[Call]) -> bool:

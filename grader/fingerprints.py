@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from grader.proxy import Call
-from grader.replay import Answer, batches, raised_signature, replay_batch
+from grader.replay import Answer, OutOfTime, batches, raised_signature, replay_batch
 
 #: Tolerances below which two answers count as the same whatever the check asked for: the
 #: mutant and the solution compute the same thing in another order.
@@ -76,6 +76,15 @@ def matching(
     and the replay ends when none is left. ``before``: the calls the solution's run made before
     this check's, which a mutant that keeps state replays first (its answers to them are not judged).
     """
+    try:
+        return _matching(mistakes, reference, calls, before)
+    except OutOfTime:
+        return []  # not known, so nothing named: the run names a mistake only when it explains every failing check
+
+
+def _matching(
+    mistakes: list[KnownMistake], reference: KnownMistake, calls: list[Call], before: list[Call] | None
+) -> list[str]:
     reference_module = load(reference)
     if reference_module is None:
         return []

@@ -23,6 +23,7 @@ from grader.exercise import Exercise
 from grader.fingerprints import KnownMistake, matching
 from grader.leads import ABOUT_THE_ANSWERS, name_mistakes
 from grader.proxy import Call, Student
+from grader.replay import allowance
 from grader.results import CheckResult, GradeResult, Location, Reason, Status
 from grader.sandbox import Run, RunClock, RunnerDied, SandboxUnavailable
 from grader.session import SolutionRaised, SolutionSession, SolutionSyntaxError
@@ -222,6 +223,8 @@ class _Runs:
         self.matches: dict[str, list[str]] = {}
         #: The calls the current runner has answered, in order: a mutant that keeps state replays them first.
         self.history: list[Call] = []
+        #: Until when (this thread's CPU time) the run's mistakes may be diagnosed.
+        self.diagnosis_until = time.thread_time() + DIAGNOSIS_SECONDS
 
     def suspects(self) -> list[KnownMistake]:
         """The mistakes that explain every failing check so far, known ones first: only those can still lead."""
@@ -284,6 +287,28 @@ class _Runs:
             self._session = None
 
 
+def _diagnosed(outcome: Checked, exercise: Exercise, check: Check, student: Student, runs: _Runs) -> Checked:
+    """A failure with what its calls say about its mistake: the known mistakes it matches, and its symptom.
+
+    Outside the checks' budget, within the diagnosis's own allowance for the run: diagnosing never
+    fails a run, and past the allowance it concludes nothing (no match, no symptom).
+    """
+    reason = outcome.verdict.reason
+    if reason not in ABOUT_THE_ANSWERS:
+        return outcome
+    with allowance(runs.diagnosis_until - time.thread_time()):
+        suspects = runs.suspects()
+        found = matching(suspects, exercise.reference_code, student.log.calls, runs.history) if suspects else []
+        runs.matches[check.id] = found
+        if reason is Reason.WRONG_ANSWER and outcome.symptom is None:
+            outcome = with_pattern(outcome, exercise, student.log.calls)
+    return outcome
+
+
+#: The grader's CPU time for naming one run's mistakes, over all its failing checks (replays of trusted code).
+DIAGNOSIS_SECONDS = 2.0
+
+
 def _run_check(exercise: Exercise, check: Check, runs: _Runs) -> tuple[CheckResult, bool, str | None]:
     """Run one check; return its result, whether the run must stop, and the function it called last."""
     refused = {runs.refused[0]: runs.refused[1]} if runs.refused else {}
@@ -292,14 +317,9 @@ def _run_check(exercise: Exercise, check: Check, runs: _Runs) -> tuple[CheckResu
     try:
         with runs.budget.watching():
             outcome = checked(exercise, check, student)
-            if outcome.verdict.reason in ABOUT_THE_ANSWERS:
-                suspects = runs.suspects()
-                found = matching(suspects, exercise.reference_code, student.log.calls, runs.history) if suspects else []
-                runs.matches[check.id] = found
-            if outcome.verdict.reason is Reason.WRONG_ANSWER and outcome.symptom is None:
-                outcome = with_pattern(outcome, exercise, student.log.calls)
     except BudgetExceeded:
         outcome = Checked(verdicts.budget_spent(check, exercise.limits))
+    outcome = _diagnosed(outcome, exercise, check, student, runs)
     runs.history += student.log.calls
     verdict, hint_id = outcome.verdict, outcome.hint
     duration = round((time.monotonic() - began) * 1000, 2)

@@ -9,13 +9,49 @@ from __future__ import annotations
 
 import copy
 import re
+import time
 import types
 from collections.abc import Callable
+from contextvars import ContextVar, Token
 from typing import Any
 
 import numpy as np
 
 from grader.proxy import Call
+
+
+class OutOfTime(Exception):
+    """The diagnosis's CPU allowance is spent: replaying stops, and nothing is concluded from it."""
+
+
+_ALLOWANCE: ContextVar[float | None] = ContextVar("mlkata_replay_allowance", default=None)
+
+
+class allowance:  # noqa: N801  (used as a ``with`` statement)
+    """Replays inside may use ``seconds`` of this thread's CPU time in all; past it they raise :class:`OutOfTime`.
+
+    Naming a mistake replays trusted code on a check's inputs once per known mistake, which a check
+    of thousands of calls makes costly: the diagnosis has its own allowance, outside the checks'
+    budget, so that it can neither fail a run nor hold a worker.
+    """
+
+    def __init__(self, seconds: float) -> None:
+        self._until = time.thread_time() + seconds
+        self._token: Token[float | None] | None = None
+
+    def __enter__(self) -> None:
+        self._token = _ALLOWANCE.set(self._until)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._token is not None:
+            _ALLOWANCE.reset(self._token)
+
+
+def _check_allowance() -> None:
+    until = _ALLOWANCE.get()
+    if until is not None and time.thread_time() > until:
+        raise OutOfTime
+
 
 Answer = tuple[Any, str | None]  # a value, or the exception raised instead (its type and message's shape)
 
@@ -58,6 +94,7 @@ def replay_batch(
     held: set[int] = set()
     answers: list[Answer] = []
     for call in batch:
+        _check_allowance()
         function = getattr(module, call.function, None)
         if not callable(function):
             return answers

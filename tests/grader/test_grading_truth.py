@@ -5,6 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
+from grader import grading
 from grader.exercise import Exercise, load_exercise
 from grader.grading import grade
 from grader.results import Reason, Status
@@ -92,3 +95,14 @@ def test_a_hidden_label_that_shows_the_inputs_is_withheld_and_kept_for_instructo
     assert "0.7734" not in (test.message or "") and "this check is hidden" in (test.message or "")
     assert test.withheld_message is not None and "add(0.7734, 2)" in test.withheld_message
     assert test.for_student().withheld_message is None
+
+
+def test_a_diagnosis_past_its_allowance_names_nothing_and_never_fails_the_run(
+    kv_exercise: Exercise, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = kv_exercise.reference_path.read_text().replace("/ np.sqrt(q.shape[0])", "")
+    assert grade(kv_exercise, source).mistake is not None  # named, with the allowance it has
+    monkeypatch.setattr(grading, "DIAGNOSIS_SECONDS", 0.0)
+    result = grade(kv_exercise, source)
+    assert result.status is Status.FAIL and result.mistake is None
+    assert all(t.reason is Reason.WRONG_ANSWER for t in result.failing())  # no internal error: the verdict stands
