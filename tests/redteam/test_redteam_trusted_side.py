@@ -25,11 +25,24 @@ from runner import wire
 pytestmark = pytest.mark.redteam
 
 EXERCISES = load_exercises(REPO / "exercises")
-MUTANTS = [(slug, name) for slug, exercise in EXERCISES.items() for name in exercise.mutant_paths()]
+# The forgery adds a snapshot of the arguments to each reply. On a single call that is a malformed
+# reply (tests/grader/test_session.py); only where a check reads what a batch of calls did to their
+# arguments (the in-place mistakes, ``mutates-*``) could it still matter, so those are the cases here.
+IN_PLACE = [
+    (slug, name)
+    for slug, exercise in EXERCISES.items()
+    for name in exercise.mutant_paths()
+    if name.startswith("mutates-")
+]
+
+
+def test_every_exercise_with_an_argument_to_update_has_an_in_place_mutant() -> None:
+    # The cases below are chosen by name: a renamed mutant would silently drop out of them.
+    assert len(IN_PLACE) >= 8, IN_PLACE
 
 
 @pytest.mark.parametrize("warm", [True, False], ids=["warm", "cold"])
-@pytest.mark.parametrize(("slug", "mutant"), MUTANTS, ids=[f"{s}:{m}" for s, m in MUTANTS])
+@pytest.mark.parametrize(("slug", "mutant"), IN_PLACE, ids=[f"{s}:{m}" for s, m in IN_PLACE])
 def test_a_runner_patched_from_inside_cannot_turn_a_known_wrong_solution_into_a_pass(
     host_secrets: Secrets, slug: str, mutant: str, warm: bool
 ) -> None:
@@ -39,14 +52,13 @@ def test_a_runner_patched_from_inside_cannot_turn_a_known_wrong_solution_into_a_
     graded = grade_hostile("forge_arguments_after_call", exercise, host_secrets, source=source, warm=warm)
     assert "._call" in (graded.result.output or ""), "the forgery found no runner to patch"
     assert graded.result.status is not Status.PASS, graded.explain()
-    if mutant == "mutates-input":
-        # The checks that catch it without the forgery still catch it, on the evidence of outputs alone.
-        caught_by = exercise.config.mutants[mutant].caught_by
-        assert caught_by, f"{slug}: say which checks catch {mutant} (caught_by in exercise.toml)"
-        catching = [t for t in graded.result.tests if t.id in caught_by]
-        assert len(catching) == len(caught_by), graded.explain()
-        for check in catching:
-            assert (check.status, check.reason) == (Status.FAIL, Reason.WRONG_ANSWER), graded.explain()
+    # The checks that catch it without the forgery still catch it, on the evidence of outputs alone.
+    caught_by = exercise.config.mutants[mutant].caught_by
+    assert caught_by, f"{slug}: say which checks catch {mutant} (caught_by in exercise.toml)"
+    catching = [t for t in graded.result.tests if t.id in caught_by]
+    assert len(catching) == len(caught_by), graded.explain()
+    for check in catching:
+        assert (check.status, check.reason) == (Status.FAIL, Reason.WRONG_ANSWER), graded.explain()
 
 
 def test_a_reply_of_many_references_to_one_array_costs_the_grader_almost_nothing(hostile: GradeHostile) -> None:
