@@ -2,7 +2,8 @@
 
 One test per rule of the interface (exercism/docs ``building/tooling/test-runners/interface.md``),
 each named after it, on real grades of the small "add two numbers" exercise: a pass, a fail, a
-syntax error, a timeout and a solution that prints too much, in public and in hidden checks.
+syntax error, a timeout and a solution that prints too much, in public and in hidden checks. The
+conversion is pure: each solution is graded once for the module, and every test reads that result.
 """
 
 from __future__ import annotations
@@ -22,8 +23,11 @@ from grader.exercise import Exercise, load_exercise
 from grader.grading import grade
 from grader.reports.exercism import OUTPUT_CHARS, TRUNCATION_NOTE, cut_output, to_exercism
 from grader.results import GradeResult, Mistake, Status
+from tests.conftest import ADDER_FILES, ADDER_TOML
 
 MLKATA = str(Path(sys.executable).with_name("mlkata"))
+# The module's recorded grades are shared by its tests: one worker runs them all (pytest -n).
+pytestmark = pytest.mark.xdist_group("exercism-recorded-grades")
 
 PASSING = "def add(a, b):\n    return a + b\n"
 FAILING = "def add(a, b):\n    return a - b\n"
@@ -81,16 +85,39 @@ V3_SCHEMA: dict[str, Any] = {
 }
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
+def exercises(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """ "Add two numbers" as ``adder`` (5 s) and as ``slow-adder`` (1 s, for the timeout)."""
+    root = tmp_path_factory.mktemp("exercises")
+    for slug, seconds in (("adder", 5), ("slow-adder", 1)):
+        (root / slug).mkdir()
+        for name, text in {"exercise.toml": ADDER_TOML.format(time_seconds=seconds), **ADDER_FILES}.items():
+            (root / slug / name).write_text(text)
+    return root
+
+
+@pytest.fixture(scope="module")
+def adder(exercises: Path) -> Exercise:
+    return load_exercise(exercises / "adder")
+
+
+@pytest.fixture(scope="module")
 def graded(adder: Exercise) -> Callable[[str], GradeResult]:
-    """Grade a solution of the adder in the sandbox."""
-    return lambda source: grade(adder, source)
+    """The result of grading a solution of the adder in the sandbox: graded once, a copy for each test."""
+    recorded: dict[str, GradeResult] = {}
+
+    def result(source: str) -> GradeResult:
+        if source not in recorded:
+            recorded[source] = grade(adder, source)
+        return recorded[source].model_copy(deep=True)
+
+    return result
 
 
-@pytest.fixture
-def timed_out(make_exercise: Callable[..., Path]) -> GradeResult:
+@pytest.fixture(scope="module")
+def timed_out(exercises: Path) -> GradeResult:
     """A solution that loops forever: the first check times out (error), the second is not run (error)."""
-    return grade(load_exercise(make_exercise(slug="slow-adder", time_seconds=1)), LOOPING)
+    return grade(load_exercise(exercises / "slow-adder"), LOOPING)
 
 
 def v3(result: GradeResult) -> dict[str, Any]:
@@ -368,8 +395,7 @@ def mlkata_grade(exercises: Path, source: str, tmp_path: Path, *options: str) ->
     return subprocess.run(args, capture_output=True, text=True, timeout=120, check=False)
 
 
-def test_format_exercism_prints_exactly_the_v3_document(make_exercise: Callable[..., Path], tmp_path: Path) -> None:
-    exercises = make_exercise().parent
+def test_format_exercism_prints_exactly_the_v3_document(exercises: Path, tmp_path: Path) -> None:
     run = mlkata_grade(exercises, LOUD, tmp_path, "--format", "exercism")
     assert run.returncode == 0 and run.stdout.count("\n") == 1
     document = json.loads(run.stdout)
@@ -380,8 +406,7 @@ def test_format_exercism_prints_exactly_the_v3_document(make_exercise: Callable[
     assert json.loads(failed.stdout)["message"].startswith("SyntaxError on line 1")
 
 
-def test_format_json_is_the_results_contract_as_with_json(make_exercise: Callable[..., Path], tmp_path: Path) -> None:
-    exercises = make_exercise().parent
+def test_format_json_is_the_results_contract_as_with_json(exercises: Path, tmp_path: Path) -> None:
     options = (["--json"], ["--format", "json"])
     documents = [json.loads(mlkata_grade(exercises, FAILING, tmp_path, *o).stdout) for o in options]
     for document in documents:
@@ -392,15 +417,14 @@ def test_format_json_is_the_results_contract_as_with_json(make_exercise: Callabl
     assert documents[0]["exercise"] == "adder" and documents[0]["message"]
 
 
-def test_format_text_is_the_default_report(make_exercise: Callable[..., Path], tmp_path: Path) -> None:
-    exercises = make_exercise().parent
+def test_format_text_is_the_default_report(exercises: Path, tmp_path: Path) -> None:
     options: tuple[list[str], list[str]] = ([], ["--format", "text"])
     default, text = (mlkata_grade(exercises, FAILING, tmp_path, *o).stdout.splitlines() for o in options)
     assert default[0] == text[0] == "✗ Adds small numbers"
     assert default[:-1] == text[:-1] and text[-1].startswith("FAIL 0/2 checks passed · ")
 
 
-def test_json_with_another_format_is_a_usage_error(make_exercise: Callable[..., Path], tmp_path: Path) -> None:
-    run = mlkata_grade(make_exercise().parent, PASSING, tmp_path, "--json", "--format", "exercism")
+def test_json_with_another_format_is_a_usage_error(exercises: Path, tmp_path: Path) -> None:
+    run = mlkata_grade(exercises, PASSING, tmp_path, "--json", "--format", "exercism")
     assert run.returncode == 2 and run.stdout == ""
     assert "cannot be combined" in run.stderr
