@@ -1,4 +1,5 @@
-"""Fixtures for grader tests: the KV-cache exercise with tight limits (``kv_exercise`` is in tests/conftest.py)."""
+"""Fixtures for grader tests: the KV-cache exercise with tight limits (``kv_exercise`` is in tests/conftest.py),
+and the shipped exercises' references and starters graded once for the session."""
 
 from __future__ import annotations
 
@@ -7,9 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from grader.exercise import Exercise, load_exercise
+from grader.exercise import Exercise, load_exercise, load_exercises
+from grader.grading import grade
+from grader.results import GradeResult
 
-KV_EXERCISE = Path(__file__).resolve().parents[2] / "exercises" / "kv-cache-decoding"
+EXERCISES = Path(__file__).resolve().parents[2] / "exercises"
+KV_EXERCISE = EXERCISES / "kv-cache-decoding"
 FAST_LIMITS = {"time_seconds": "2", "wall_clock_factor": "2", "memory_mb": "256"}
 
 
@@ -34,3 +38,30 @@ def fast_exercise(tmp_path_factory: pytest.TempPathFactory) -> Exercise:
     exercise = load_exercise(copy_with_limits(KV_EXERCISE, tmp_path_factory.mktemp("fast-exercise"), FAST_LIMITS))
     assert exercise.limits.time_seconds == 2 and exercise.limits.wall_seconds == 4 and exercise.limits.memory_mb == 256
     return exercise
+
+
+class ShippedGrades:
+    """Each shipped exercise's reference and starter, graded through the real sandbox once, when first asked."""
+
+    def __init__(self) -> None:
+        self.exercises = load_exercises(EXERCISES)
+        self._grades: dict[tuple[str, str], GradeResult] = {}
+
+    def reference(self, slug: str) -> GradeResult:
+        return self._grade(slug, "reference")
+
+    def starter(self, slug: str) -> GradeResult:
+        return self._grade(slug, "starter")
+
+    def _grade(self, slug: str, which: str) -> GradeResult:
+        if (slug, which) not in self._grades:
+            exercise = self.exercises[slug]
+            source = exercise.starter if which == "starter" else exercise.reference_path.read_text(encoding="utf-8")
+            self._grades[slug, which] = grade(exercise, source)
+        return self._grades[slug, which].model_copy(deep=True)
+
+
+@pytest.fixture(scope="session")
+def shipped_grades() -> ShippedGrades:
+    """Grades shared by every test that only reads them: a reference or starter is never graded twice."""
+    return ShippedGrades()

@@ -1,0 +1,49 @@
+"""Every shipped exercise's reference passes and its starter fails, each graded once for the session.
+
+A test that only needs to read how a reference or a starter is graded takes it from the
+``shipped_grades`` fixture (tests/grader/conftest.py) instead of grading it again: an added
+exercise costs two sandboxed grades here, and no more elsewhere.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from grader.exercise import load_exercises
+from grader.results import Reason, Status
+from tests.conftest import EXERCISES_DIR, KV_SLUG
+from tests.grader.conftest import ShippedGrades
+
+SLUGS = sorted(load_exercises(EXERCISES_DIR))
+# The session's grades are shared by the module's tests: one worker runs them all (pytest -n).
+pytestmark = pytest.mark.xdist_group("shipped-grades")
+
+
+def test_every_exercise_folder_is_graded_here() -> None:
+    assert len(SLUGS) >= 14 and KV_SLUG in SLUGS
+    assert set(SLUGS) == {p.name for p in EXERCISES_DIR.iterdir() if (p / "exercise.toml").is_file()}
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_the_reference_passes_every_check_for_full_points(shipped_grades: ShippedGrades, slug: str) -> None:
+    result = shipped_grades.reference(slug)
+    assert result.status is Status.PASS, result.message
+    assert result.reason is Reason.PASSED
+    assert [t.status for t in result.tests] == [Status.PASS] * len(shipped_grades.exercises[slug].checks)
+    assert result.points == result.max_points > 0
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_the_starter_fails_every_check_by_raising_and_is_given_no_hint(
+    shipped_grades: ShippedGrades, slug: str
+) -> None:
+    result = shipped_grades.starter(slug)
+    assert result.status is Status.FAIL
+    assert [t.reason for t in result.tests] == [Reason.RAISED] * len(shipped_grades.exercises[slug].checks)
+    assert all("raised NotImplementedError" in (t.message or "") for t in result.tests if t.public)
+    assert all(t.hint is None for t in result.tests), "no check's hint is about unwritten code"
+    assert result.mistake is None and result.points == 0
+
+
+def test_the_kv_starter_says_what_to_write_first(shipped_grades: ShippedGrades) -> None:
+    assert "raised NotImplementedError: compute q, k and v" in (shipped_grades.starter(KV_SLUG).tests[0].message or "")
