@@ -5,6 +5,9 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
+# pytest workers for `make test`: one per CPU. Tests that must not run side by side share an xdist_group.
+TEST_WORKERS ?= auto
+
 FRONTEND_DEPS := node_modules/.installed-stamp
 FRONTEND := static/dist/.built-stamp
 
@@ -17,7 +20,7 @@ test: install frontend browser-packages
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mlkata check --mutation
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup
 
 # Not a stamp rule: a stamp cannot tell whose virtualenv it sits in. The script checks that $(VENV) was made
 # here, that its Python runs and that mlkata is installed from this checkout; it makes the virtualenv again

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import textwrap
 import uuid
 from collections.abc import Callable, Iterator
@@ -19,6 +20,7 @@ from grader.exercise import Exercise, load_exercise
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 EXERCISES_DIR = REPO_ROOT / "exercises"
+_CHECKOUT_BEFORE = pytest.StashKey[dict[str, tuple[str, int, int]] | None]()
 KV_SLUG = "kv-cache-decoding"
 
 ADDER_TOML = """\
@@ -172,3 +174,45 @@ def redis_prefix(redis_url: str) -> Iterator[str]:
 def require_service() -> Callable[[str, object], NoReturn]:
     """:func:`service_missing`, for conftest files of sub-folders (which cannot import this module)."""
     return service_missing
+
+
+# -- a run leaves the checkout as it found it -------------------------------------------------------------------
+
+
+def _checkout_state() -> dict[str, tuple[str, int, int]] | None:
+    """Each path ``git status`` lists (untracked ones included): its status, size and mtime; None outside git."""
+    try:
+        listed = subprocess.run(
+            ["git", "status", "--porcelain=v1", "-z", "--untracked-files=all"],
+            cwd=REPO_ROOT, capture_output=True, check=True, timeout=60,
+        ).stdout.decode()  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        return None
+    state = {}
+    for entry in filter(None, listed.split("\0")):
+        path = REPO_ROOT / entry[3:]
+        try:
+            stat = path.lstat()
+            state[entry[3:]] = (entry[:2], stat.st_size, stat.st_mtime_ns)
+        except OSError:
+            state[entry[3:]] = (entry[:2], -1, -1)
+    return state
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    if not hasattr(session.config, "workerinput"):  # once, in the process that runs or dispatches the tests
+        session.config.stash[_CHECKOUT_BEFORE] = _checkout_state()
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    before = session.config.stash.get(_CHECKOUT_BEFORE, None)
+    after = _checkout_state() if before is not None else None
+    if before is None or after is None:
+        return
+    changed = sorted(path for path, state in after.items() if before.get(path) != state)
+    if changed:
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            reporter.write_line("")
+            reporter.write_line(f"The run left files in the checkout (untracked or modified): {changed}", red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
