@@ -6,7 +6,6 @@ Clients send from their own loopback addresses (127.0.0.2, 127.0.0.3, ...), as d
 from __future__ import annotations
 
 import threading
-import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 
@@ -103,27 +102,36 @@ def test_one_address_with_many_cookies_holds_a_quarter_of_the_queue_and_others_s
     assert "You already have 4 runs waiting" in assert_error(tried, 429)
 
 
+def _started(server: RunningServer) -> int:
+    """How many runs have started so far."""
+    with server.app.state.services.sessions() as session:
+        return len(session.scalars(select(Submission.id).where(Submission.started_at.is_not(None))).all())
+
+
 def test_another_learners_first_run_is_graded_before_the_flooders_backlog(
     make_settings: Callable[..., Settings], start_server: Callable[[Settings], RunningServer], learner_at: Learners
 ) -> None:
     server = start_server(make_settings(workers=1))
     attackers = [learner_at(server, "127.0.0.2") for _ in range(3)]
-    answers = flood(attackers, 10, sleeping_reference(1.0))  # the attack: three cookies, one address
+    answers = flood(attackers, 10, sleeping_reference(2.0))  # the attack: three cookies, one address
+    started_by_then = _started(server)
     statuses = Counter(answer.status_code for answer in answers)
-    # Four waiting per cookie; a run that starts meanwhile makes room for one more.
-    assert set(statuses) == {202, 429} and 12 <= statuses[202] <= 14
+    # Four waiting per cookie; each run that started meanwhile made room for at most one more. How many
+    # started depends on how fast this machine answered the flood, so it is counted, not assumed.
+    assert set(statuses) == {202, 429} and 12 <= statuses[202] <= 12 + started_by_then, (statuses, started_by_then)
 
     honest = learner_at(server, "127.0.0.3")
-    sent = time.monotonic()
     accepted = honest.post(URL, json={"code": reference_code()})
     assert accepted.status_code == 202
+    started_on_arrival = _started(server)  # at least those that had started when it came, maybe one more
     events = read_events(honest, accepted.json()["events_url"])
-    waited = time.monotonic() - sent
     assert events[-1]["data"]["status"] == "pass"
     honest_id = accepted.json()["id"]
     with server.app.state.services.sessions() as session:
         started = session.get(Submission, honest_id).started_at
         backlog = session.scalars(select(Submission.started_at).where(Submission.id != honest_id)).all()
     before = sum(1 for moment in backlog if moment is not None and moment < started)
-    # Of the attacker's runs, at most one per cookie (and the one running when it came) went first.
-    assert before <= 4 and len(backlog) - before >= 8, (before, waited)
+    waiting = len(backlog) - started_on_arrival
+    # Of the attacker's runs waiting when it came, at most one per cookie went first; the rest waited.
+    assert before - started_on_arrival <= 3 and waiting >= 8, (before, started_on_arrival, len(backlog))
+    assert len(backlog) - before >= waiting - 3
