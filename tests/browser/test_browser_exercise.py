@@ -58,7 +58,7 @@ def run_with_keyboard(page: Page) -> None:
     page.keyboard.press("Control+Enter")
 
 
-def wait_finished(page: Page, timeout: float = 30_000) -> str:
+def wait_finished(page: Page, timeout: float = 60_000) -> str:
     status = page.locator("#run-status")
     expect(status).to_have_attribute("data-state", FINISHED, timeout=timeout)
     return status.get_attribute("data-state") or ""
@@ -243,7 +243,10 @@ def test_infinite_loop_times_out_and_the_page_stays_usable(page: Page, artifacts
 def test_draft_is_kept_per_exercise_and_reset_restores_the_starter(page: Page) -> None:
     open_exercise(page)
     replace_code(page, "# my draft\n" + STARTER)
-    page.wait_for_timeout(500)  # drafts are saved 300 ms after the last change
+    # Drafts are saved 300 ms after the last change: wait until it is.
+    page.wait_for_function(
+        "slug => (localStorage.getItem(`mlkata:draft:${slug}`) || '').startsWith('# my draft')", arg=SLUG
+    )
     page.reload()
     expect(page.locator("#editor .cm-editor")).to_be_visible()
     assert editor_text(page).startswith("# my draft")

@@ -15,13 +15,13 @@ def test_a_run_past_the_learners_share_is_not_run_says_why_and_keeps_the_code(pa
     open_exercise(page)
     page.get_by_role("tab", name="Try it").click()
     page.get_by_role("button", name="Try it", exact=True).click()
-    expect(page.locator("#try-status")).to_have_attribute("data-state", "queued", timeout=10_000)
+    expect(page.locator("#try-status")).to_have_attribute("data-state", "queued")
 
     code = REFERENCE + "\n# my own line\n"
     replace_code(page, code)
     run_with_keyboard(page)
     status = page.locator("#run-status")
-    expect(status).to_have_attribute("data-state", "refused", timeout=10_000)
+    expect(status).to_have_attribute("data-state", "refused")
     expect(status).to_have_text("not run")
     expect(page.locator("#run-message")).to_contain_text("You already have 1 run waiting to be graded")
     expect(page.locator("#run-button")).not_to_have_attribute("aria-disabled", "true")
