@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.sandbox import Ending, RunClock, cgroups
+from grader.sandbox import Ending, RunClock, RunnerDied, cgroups
 from grader.sandbox.cputime import how_counted, tree_cpu_seconds
 from grader.sandbox.pool import ZygotePool
 from grader.sandbox.zygote import Zygote
@@ -73,8 +73,11 @@ def test_a_run_whose_children_compute_is_stopped_at_its_cpu_limit(
     clock = RunClock(cpu_seconds=0.5, wall_seconds=600)
     with start() as run:
         assert (run.process.cgroup is not None) is (counted_by == "cgroup")
-        assert run.died("spin_in_children", clock=clock).ending is Ending.CPU_LIMIT
-    assert 0.5 <= clock.cpu_used < 1.5  # the children's time: the runner itself only waited
+        died = run.died("spin_in_children", clock=clock)
+    assert died == RunnerDied(Ending.CPU_LIMIT)  # stopped by the grader, not by a process's rlimit
+    # The children's time (the runner itself only waited), a little past the limit: by how much depends
+    # on how late a busy host lets the grader look, so the bound is generous.
+    assert 0.5 <= clock.cpu_used < 3.0
 
 
 @pytest.mark.parametrize("path", ["warm", "cold"])

@@ -105,8 +105,11 @@ def test_the_cpu_limit_stops_a_busy_run(pool: ZygotePool[Zygote]) -> None:
     # The grader's own limit: the run's CPU time, read from outside, whatever the wall clock says.
     clock = RunClock(cpu_seconds=0.5, wall_seconds=600)
     with warm_run(pool) as run:
-        assert run.died("spin", clock=clock).ending is Ending.CPU_LIMIT
-    assert 0.5 <= clock.cpu_used < 1.0  # stopped at its limit, long before any rlimit (2 s)
+        died = run.died("spin", clock=clock)
+    assert died == RunnerDied(Ending.CPU_LIMIT)  # stopped by the grader: no SIGXCPU from the rlimit (2 s)
+    # Past the limit by what the run computed before the grader's next look: how late that look comes
+    # depends on how busy the host is, so the bound is the rlimit's, not a guess at the host's speed.
+    assert 0.5 <= clock.cpu_used < 2.0
 
 
 def test_each_processs_rlimit_stops_a_busy_run_that_the_grader_does_not_watch(pool: ZygotePool[Zygote]) -> None:
