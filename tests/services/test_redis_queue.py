@@ -79,13 +79,18 @@ def test_a_job_is_acknowledged_only_once_its_result_is_recorded(
 def test_a_job_whose_worker_died_is_reclaimed_by_another_after_the_lease(
     make_queue: Callable[..., RedisQueue], new_submission: Callable[[], str]
 ) -> None:
-    dead, alive = make_queue(lease_seconds=0.5, consumer="dead"), make_queue(lease_seconds=0.5, consumer="alive")
+    # A lease long enough that a loaded machine cannot let it run out between the two first takes.
+    dead, alive = make_queue(lease_seconds=3, consumer="dead"), make_queue(lease_seconds=3, consumer="alive")
     submission_id = new_submission()
     dead.enqueue(submission_id)
+    taken_at = time.monotonic()
     assert dead.take(timeout=1) == submission_id  # and then it dies without acknowledging, or starting it
     assert alive.take(timeout=0.2) is None  # taken: not handed out twice
-    time.sleep(0.6)
-    assert alive.take(timeout=1) == submission_id
+    reclaimed = None
+    while reclaimed is None and time.monotonic() < taken_at + 60:
+        reclaimed = alive.take(timeout=0.5)
+    assert reclaimed == submission_id
+    assert time.monotonic() - taken_at >= 3  # once its lease had run out, not before
 
 
 def test_positions_come_from_the_database(
