@@ -38,7 +38,7 @@ class RunningServer:
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [sock]}, daemon=True)
         self._sock = sock
         self.thread.start()
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 120
         while not self.server.started:
             if not self.thread.is_alive() or time.monotonic() > deadline:
                 raise RuntimeError("the server did not start")

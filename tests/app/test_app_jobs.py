@@ -155,7 +155,7 @@ def test_a_stopping_worker_gives_back_its_claims_and_its_run_records_nothing_mor
     jobs = jobs_for(sessions, adder)
     run = threading.Thread(target=jobs.run, args=(submission_id,))
     run.start()
-    wait_until = time.monotonic() + 10
+    wait_until = time.monotonic() + 60
     while submission_id not in jobs.running() and time.monotonic() < wait_until:
         time.sleep(0.01)
     assert jobs.release_claims() == [submission_id]

@@ -170,7 +170,7 @@ def test_the_dockerfile_health_check_asks_a_route_that_answers_200(tmp_path: Pat
     url = f"http://127.0.0.1:{command[command.index('--port') + 1]}{path}"
     server = subprocess.Popen([mlkata, *command[1:]], env=environment, stdout=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 120
         while True:
             try:
                 response = httpx.get(url, timeout=5)

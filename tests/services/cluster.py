@@ -110,7 +110,7 @@ class PrivateRedis:
             except redis.RedisError:
                 return False
 
-        wait_for(answers, 10, "redis-server to answer")
+        wait_for(answers, 60, "redis-server to answer")
         client.close()
 
     def kill(self) -> None:

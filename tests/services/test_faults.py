@@ -36,12 +36,12 @@ def test_a_worker_killed_mid_grade_has_its_job_rerun_by_the_other_and_recorded_o
         accepted = submit(learner, sleeping(1.5))
         sid = accepted["id"]
         # Mid-grade: claimed, started, and asleep inside the first call.
-        row = wait_for(lambda: (r := cluster.submission(sid)).status == "running" and r, 15, "a worker to start it")
+        row = wait_for(lambda: (r := cluster.submission(sid)).status == "running" and r, 60, "a worker to start it")
         victim = next(w for w in cluster.workers if row.worker_id.split(":")[-2] == str(w.pid))
         time.sleep(0.3)
         victim.kill()
 
-        final = wait_for(lambda: (r := cluster.submission(sid)).status in FINAL and r, 30, "the job to be re-run")
+        final = wait_for(lambda: (r := cluster.submission(sid)).status in FINAL and r, 120, "the job to be re-run")
         assert final.status == "pass" and final.attempts == 2
         survivor = next(w for w in cluster.workers if w is not victim)
         assert final.worker_id.split(":")[-2] == str(survivor.pid)
@@ -57,10 +57,10 @@ def test_a_worker_killed_mid_grade_has_its_job_rerun_by_the_other_and_recorded_o
 
         # SIGTERM, by contrast, lets the run in progress finish before the worker exits.
         second = submit(learner, sleeping(1.5))["id"]
-        wait_for(lambda: cluster.submission(second).status == "running", 15, "the survivor to start it")
+        wait_for(lambda: cluster.submission(second).status == "running", 60, "the survivor to start it")
         assert survivor.process is not None
         survivor.process.terminate()
-        assert survivor.process.wait(timeout=20) == 0
+        assert survivor.process.wait(timeout=60) == 0
         finished = cluster.submission(second)
         assert finished.status == "pass" and finished.attempts == 1
         assert_one_story(cluster, second)
@@ -92,7 +92,7 @@ def test_restarting_the_web_server_and_redis_mid_run_loses_nothing(start_cluster
         assert [e["event"] for e in story].count("done") == 1
 
         for sid in waiting:
-            wait_for(lambda sid=sid: cluster.submission(sid).status in FINAL, 30, "the waiting submissions")
+            wait_for(lambda sid=sid: cluster.submission(sid).status in FINAL, 120, "the waiting submissions")
             assert cluster.submission(sid).status == "pass"
             assert_one_story(cluster, sid)
             assert same.get(f"/api/submissions/{sid}").json()["status"] == "pass"
@@ -122,7 +122,7 @@ BURST = (
 def test_a_burst_of_honest_wrong_and_hostile_submissions_all_finish_once(
     start_cluster: Callable[..., Cluster],
 ) -> None:
-    cluster = start_cluster(time_seconds=2, concurrency=2, lease_seconds=5.0)
+    cluster = start_cluster(time_seconds=2, concurrency=2, lease_seconds=20.0)  # renewed in time on a loaded machine
     assert len(BURST) == 40
     with cluster.client() as learner:
         ids = [(expected, submit(learner, code)["id"]) for expected, code in BURST]
@@ -132,7 +132,7 @@ def test_a_burst_of_honest_wrong_and_hostile_submissions_all_finish_once(
     def all_final() -> bool:
         return all(status in FINAL for (status,) in cluster.rows("SELECT status FROM submissions"))
 
-    wait_for(all_final, 75, "every submission to finish", interval=0.25)
+    wait_for(all_final, 240, "every submission to finish", interval=0.25)
     for expected, sid in ids:
         row = cluster.submission(sid)
         assert row.status in FINAL
