@@ -19,6 +19,10 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 CACHE = Path(os.environ.get("MLKATA_DEPLOY_TEST_CACHE", "/var/cache/mlkata-deploy-test"))
+#: The working directory of every command run here. Podman's conmon writes an empty ``oom`` file into
+#: its working directory when a container's process is killed for memory (which the deploy test
+#: provokes): run from the checkout, that file landed at the checkout's root.
+WORK = CACHE / "work"
 PODMAN_COMPOSE = "podman-compose==1.6.0"
 #: Command -> Debian package, for scripts/ensure-system-packages.
 PODMAN_PACKAGES = ("podman=podman", "runc=runc", "newuidmap=uidmap", "debootstrap=debootstrap")
@@ -41,10 +45,12 @@ def run(
     input_bytes: bytes | None = None,
     cwd: Path | None = None,
 ) -> subprocess.CompletedProcess[str]:
+    if cwd is None:
+        WORK.mkdir(parents=True, exist_ok=True)
     completed = subprocess.run(
         argv,
         env=env,
-        cwd=cwd,
+        cwd=cwd if cwd is not None else WORK,
         input=input_bytes.decode() if input_bytes is not None else None,
         capture_output=True,
         text=True,

@@ -8,6 +8,7 @@ import pytest
 import yaml
 
 from app.health import SINGLE_CONTAINER_RUN
+from deploy import engine
 from deploy.audit import Audit
 from deploy.engine import containers_conf
 from deploy.single import documented_options
@@ -28,6 +29,18 @@ def test_podman_gets_runc_only_where_crun_refuses_and_ulimits_everywhere() -> No
     assert 'runtime = "runc"' in v1
     assert 'default_ulimits = ["nofile=20000:20000", "nproc=4096:4096"]' in v1
     assert "runtime" not in containers_conf(cgroups=2, nofile=1024, nproc=4096)
+
+
+def test_engine_commands_run_in_the_cache_never_in_the_checkout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # conmon writes an ``oom`` file into its working directory: it must never be the checkout.
+    monkeypatch.chdir(REPO)
+    monkeypatch.setattr(engine, "WORK", tmp_path / "cache" / "work")
+    ran = engine.run(["sh", "-c", "pwd; : > oom"])
+    assert ran.stdout.strip() == str(tmp_path / "cache" / "work")
+    assert (tmp_path / "cache" / "work" / "oom").is_file() and not (REPO / "oom").exists()
+    assert engine.run(["pwd"], cwd=tmp_path).stdout.strip() == str(tmp_path)  # unless told otherwise
 
 
 @pytest.mark.parametrize(
