@@ -59,7 +59,7 @@ def write_exercise(root: Path, slug: str, **files: str) -> Path:
     return folder
 
 
-def wait_for(condition: Callable[[], bool], what: str, seconds: float = 20) -> None:
+def wait_for(condition: Callable[[], bool], what: str, seconds: float = 60) -> None:
     deadline = time.monotonic() + seconds
     while not condition():
         if time.monotonic() > deadline:
