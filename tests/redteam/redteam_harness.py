@@ -34,8 +34,10 @@ SANDBOX_UIDS = range(FIRST_UID, FIRST_UID + SLOT_COUNT)
 #: Every file an attack tries to create on the host has this in its name.
 CANARY_NAME = "mlkata-redteam-was-here"
 #: Slack on top of the exercise's time limits for each runner a grading starts: starting and killing
-#: a sandbox, which is not the solution's time (a cold start after a crash takes a while on a busy host).
-TIME_MARGIN = 3.0
+#: a sandbox and the grader's own work (its diagnosis alone may take 2 s of CPU time), none of which is
+#: the solution's time. Sized for a loaded 2-core machine, where each takes several times its quiet time;
+#: a grading that hangs still goes far past it.
+TIME_MARGIN = 10.0
 #: A check that ends with one of these ended its runner: the next check starts another.
 ENDS_THE_RUNNER = {
     Reason.TIMEOUT, Reason.CRASHED, Reason.BLOCKED_SYSCALL, Reason.MEMORY_LIMIT, Reason.EXITED,
