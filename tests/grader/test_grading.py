@@ -235,7 +235,8 @@ def test_an_endless_loop_times_out_and_later_checks_of_that_function_are_not_run
     exercise = load_exercise(make_exercise(time_seconds=1))
     began = time.monotonic()
     result = grade(exercise, "def add(a, b):\n    while True:\n        pass\n")
-    assert time.monotonic() - began < 8  # at most one more time budget, for the checks after the timeout
+    # Only a hang would take this long: how long 1 s of CPU time takes depends on how busy the host is.
+    assert time.monotonic() - began < 60
     first, second = result.tests
     assert (first.status, first.reason) == (Status.ERROR, Reason.TIMEOUT)
     assert first.message.startswith("Time limit exceeded during add()")
@@ -319,7 +320,7 @@ def test_stop_kills_the_run_at_once_and_the_verdict_is_stopped(make_exercise: Ca
     result = grade(exercise, "def add(a, b):\n    while True:\n        pass\n", on_event=on_event, stop=stop)
     took = time.monotonic() - began
     timer.join()
-    assert took < 10, f"the 30 s time limit was waited for ({took:.1f} s)"
+    assert took < 25, f"the 30 s time limit was waited for ({took:.1f} s)"  # 30 s of CPU take 30 s at least
     assert (result.status, result.reason) == (Status.ERROR, Reason.STOPPED)
     assert result.message == "Stopped during “Adds small numbers”: you stopped the run before it finished."
     assert [(t.id, t.reason) for t in result.tests] == [

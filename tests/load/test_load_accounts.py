@@ -91,7 +91,7 @@ def test_a_login_limit_that_was_not_lifted_is_reported_at_once_not_waited_out(tm
             began = time.monotonic()
             with pytest.raises(AccountFailure, match=r"POST /signup answered 429: the login rate limit"):
                 await sign_up(second, Learner(1, email="two@load.example", password="a long password"), deadline)
-            assert time.monotonic() - began < 10
+            assert time.monotonic() - began < 30  # refused at once, not retried until the 60 s deadline
 
     asyncio.run(scenario())
 

@@ -179,7 +179,7 @@ def test_closing_a_run_kills_its_daemons_too(jail: Jail) -> None:
     jail.call("daemon")
     assert leftover_sandbox_processes(), "the daemon should be running before the run is closed"
     jail.process.close()
-    deadline = time.monotonic() + 3
+    deadline = time.monotonic() + 30
     while leftover_sandbox_processes() and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not leftover_sandbox_processes()
@@ -190,7 +190,7 @@ def test_a_call_past_the_wall_clock_limit_is_stopped_and_says_so(jail: Jail) -> 
     with pytest.raises(RunnerDied) as died:
         jail.call("sleep", seconds=0.5)
     assert died.value.ending is Ending.WALL_CLOCK
-    assert time.monotonic() - began < 2.5
+    assert time.monotonic() - began < 10  # 0.5 s, and killing the jail on a loaded host: not the 30 s sleep
 
 
 def test_concurrent_runs_get_different_uids() -> None:
