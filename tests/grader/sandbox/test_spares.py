@@ -57,7 +57,7 @@ def test_a_spare_that_died_while_waiting_is_never_handed_out(spare_pool: ZygoteP
     (broken,) = spare_pool.spares._runs()
     for pid in successor:
         os.kill(pid, 9)
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 30
     while broken.pristine() and time.monotonic() < deadline:
         time.sleep(0.01)
     assert spare_pool.spares.take(limits) is None
@@ -115,13 +115,13 @@ def test_a_spare_never_takes_a_zygote_a_submission_is_waiting_for() -> None:
         got: list[object] = []
         waiter = threading.Thread(target=lambda: got.append(one.acquire()))
         waiter.start()
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + 30
         while not one._waiting and time.monotonic() < deadline:
             time.sleep(0.01)
         assert one._waiting == 1
         one.release(held, healthy=True)
         assert one.try_acquire() is None or got, "the waiting submission comes first"
-        waiter.join(5)
+        waiter.join(30)
         assert got == [held]
         one.release(held, healthy=True)
     finally:
