@@ -5,7 +5,8 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-# pytest workers for `make test`: one per CPU. Tests that must not run side by side share an xdist_group.
+# pytest workers for `make test`: one per CPU (TEST_WORKERS=0: all in one process). Tests that must not run
+# side by side, or that share what is costly to make, carry the same xdist_group mark and go to one worker.
 TEST_WORKERS ?= auto
 
 FRONTEND_DEPS := node_modules/.installed-stamp
