@@ -15,7 +15,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from grader import tracebacks
+from grader import tracebacks, verified
 from grader.exercise import BrokenExercise, Exercise, ExerciseError, exercise_folders, load_exercise, load_or_explain
 from grader.grading import grade
 from grader.katex import KatexUnavailable, math_problems
@@ -26,7 +26,7 @@ from grader.reports.text import print_result
 from grader.results import GradeResult, Reason, Status
 from grader.sandbox import SandboxUnavailable, examine, require_sandbox
 from grader.scaffold import ScaffoldError, new_exercise, next_steps
-from grader.verify import Finding, crash_report, verify_exercise
+from grader.verify import REFERENCE_PASSES, Finding, crash_report, verify_exercise
 
 EXIT_PASS, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 DEFAULT_EXERCISES = Path(__file__).resolve().parent.parent / "exercises"
@@ -159,6 +159,14 @@ def check_command(
             "the try example on it: for writing the checks before the mutants exist.",
         ),
     ] = False,
+    changed: Annotated[
+        bool,
+        typer.Option(
+            "--changed",
+            help="Skip the exercises verified as sound (the same way) since they, the grader or the runner last "
+            "changed: for an author's loop. Without it (as in CI) every exercise is verified.",
+        ),
+    ] = False,
     trusted: TrustedOption = False,
     exercises: ExercisesOption = DEFAULT_EXERCISES,
 ) -> None:
@@ -169,7 +177,13 @@ def check_command(
         raise _usage_error("--mutation grades mutants of the reference: it cannot be combined with --reference-only")
     _require_sandbox(trusted)
     console = Console(highlight=False, soft_wrap=True)
+    modes = verified.modes(mutation=mutation, reference_only=reference_only, trusted=trusted)
     loaded = _load_for_check(exercises, slugs or [], mutants=not reference_only)
+    if changed:
+        unchanged = [e for e in loaded if verified.holds(e, modes[0])]
+        for exercise in unchanged:
+            console.print(f"[bold]{escape(exercise.slug)}[/] [dim]unchanged since verified: skipped[/]")
+        loaded = [e for e in loaded if e not in unchanged]
     try:  # one node process for the math of every statement
         math = math_problems({exercise.slug: exercise.statement_markdown for exercise in loaded})
     except KatexUnavailable as exc:
@@ -177,17 +191,18 @@ def check_command(
     findings: list[Finding] = []
     for exercise in loaded:
         console.print(f"[bold]{escape(exercise.slug)}[/]")
-        verified = verify_exercise(
-            exercise, jailed=not trusted, reference_only=reference_only, math=math[exercise.slug]
-        )
-        for finding in verified:
-            findings.append(finding)
+        found = verify_exercise(exercise, jailed=not trusted, reference_only=reference_only, math=math[exercise.slug])
+        for finding in found:
             mark = "[green]✓[/]" if finding.ok else "[red]✗[/]"
             console.print(f"  {mark} {escape(finding.name)} [dim]({finding.seconds:.2f} s)[/]")
             if not finding.ok:
                 console.print("      " + escape(finding.message).replace("\n", "\n      "))
         if mutation:
-            findings.append(analyse_and_report(exercise, console, jailed=not trusted))
+            passes = all(f.ok for f in found if f.name == REFERENCE_PASSES)
+            found.append(analyse_and_report(exercise, console, jailed=not trusted, reference_passes=passes))
+        findings += found
+        if all(f.ok for f in found):
+            verified.record(exercise, modes)
     if junit is not None:
         cases = [Case(f.name, f"mlkata.check.{f.exercise}", f.seconds, None if f.ok else f.message) for f in findings]
         junit.write_text(to_junit_xml("mlkata.check", cases))

@@ -1,11 +1,14 @@
 """Mutation analysis of an exercise's checks: mutants derived from ``reference.py``, graded, and scored.
 
 ``mutants`` derives them (with the operators of ``operators``: ``expressions``, ``arrays`` and
-``statements``, on libcst trees through ``syntax``), ``analysis`` grades them through the sandbox
-and scores the checks, ``report`` prints it all for ``mlkata check --mutation``.
+``statements``, on libcst trees through ``syntax``; cached by ``derivations``), ``analysis`` grades
+them through the sandbox (each up to its first failing check, in the order ``killers`` learned) and
+scores the checks, ``report`` prints it all for ``mlkata check --mutation``.
 """
 
 from grader.mutation.analysis import Analysis, Outcome, analyse, default_workers
+from grader.mutation.derivations import derived_mutants
+from grader.mutation.killers import Killers
 from grader.mutation.mutants import Derived, Mutant, MutationError, derive_mutants
 from grader.mutation.operators import OPERATORS
 from grader.mutation.report import analyse_and_report, finding, print_analysis
@@ -14,6 +17,7 @@ __all__ = [
     "OPERATORS",
     "Analysis",
     "Derived",
+    "Killers",
     "Mutant",
     "MutationError",
     "Outcome",
@@ -21,6 +25,7 @@ __all__ = [
     "analyse_and_report",
     "default_workers",
     "derive_mutants",
+    "derived_mutants",
     "finding",
     "print_analysis",
 ]
