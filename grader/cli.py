@@ -179,11 +179,10 @@ def check_command(
     console = Console(highlight=False, soft_wrap=True)
     modes = verified.modes(mutation=mutation, reference_only=reference_only, trusted=trusted)
     loaded = _load_for_check(exercises, slugs or [], mutants=not reference_only)
-    if changed:
-        unchanged = [e for e in loaded if verified.holds(e, modes[0])]
-        for exercise in unchanged:
-            console.print(f"[bold]{escape(exercise.slug)}[/] [dim]unchanged since verified: skipped[/]")
-        loaded = [e for e in loaded if e not in unchanged]
+    unchanged = {e.slug for e in loaded if verified.holds(e, modes[0])} if changed else set()
+    for slug in sorted(unchanged):
+        console.print(f"[bold]{escape(slug)}[/] [dim]unchanged since verified: skipped[/]")
+    loaded = [e for e in loaded if e.slug not in unchanged]
     try:  # one node process for the math of every statement
         math = math_problems({exercise.slug: exercise.statement_markdown for exercise in loaded})
     except KatexUnavailable as exc:
@@ -207,7 +206,8 @@ def check_command(
         cases = [Case(f.name, f"mlkata.check.{f.exercise}", f.seconds, None if f.ok else f.message) for f in findings]
         junit.write_text(to_junit_xml("mlkata.check", cases))
     bad = [f for f in findings if not f.ok]
-    console.print(f"{len(findings) - len(bad)}/{len(findings)} properties hold in {len(loaded)} exercise(s)")
+    skipped = f", {len(unchanged)} unchanged skipped" if unchanged else ""
+    console.print(f"{len(findings) - len(bad)}/{len(findings)} properties hold in {len(loaded)} exercise(s){skipped}")
     raise typer.Exit(EXIT_FAIL if bad else EXIT_PASS)
 
 
