@@ -164,5 +164,8 @@ def analyse(
             if on_outcome is not None:
                 on_outcome(outcome)
     outcomes.sort(key=lambda o: order[o.mutant.id])
-    killers.store((o.mutant.id, o.result.tests[-1].id) for o in outcomes if o.killed and o.result.tests)
+    killers.store(
+        ((o.mutant.id, o.result.tests[-1].id) for o in outcomes if o.killed and o.result.tests),
+        (o.mutant.id for o in outcomes if o.graded and not o.killed),
+    )
     return finish(outcomes)

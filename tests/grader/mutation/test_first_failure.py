@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from grader import user_cache
+from grader import grading, user_cache
+from grader.check_run import Checked
 from grader.exercise import Exercise, load_exercise
 from grader.grading import grade, grade_until_failure
 from grader.mutation import Killers, analyse, derive_mutants
@@ -47,13 +48,23 @@ def three_checks(make_exercise: Callable[..., Path], tmp_path: Path, monkeypatch
     return load_exercise(make_exercise(files={"checks.py": THREE_CHECKS}))
 
 
-def test_a_grade_until_failure_stops_at_the_first_failing_check(three_checks: Exercise) -> None:
+def test_a_grade_until_failure_stops_at_the_first_failing_check_undiagnosed(
+    three_checks: Exercise, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    diagnosed: list[str] = []
+
+    def recording(outcome: Checked, exercise: Exercise, calls: list[object]) -> Checked:
+        diagnosed.append(exercise.slug)
+        return outcome
+
+    monkeypatch.setattr(grading, "with_pattern", recording)
     result = grade_until_failure(three_checks, MINUS)
     assert result.status is Status.FAIL
     assert [(t.id, t.status) for t in result.tests] == [("two_and_two", Status.FAIL)]
-    assert result.mistake is None
+    assert result.mistake is None and diagnosed == []
     full = grade(three_checks, MINUS)
     assert [t.id for t in full.failing()] == ["two_and_two", "one_and_one"]
+    assert diagnosed == ["adder", "adder"]  # a full grade seeks each failure's symptom
 
 
 def test_the_checks_named_first_run_first(three_checks: Exercise) -> None:
@@ -71,9 +82,7 @@ def test_the_killers_are_stored_and_the_next_analysis_runs_each_mutants_killer_f
     assert killed_by["arithmetic@L2: a + b -> a * b"] == ORDER
     assert killed_by["arithmetic@L2: a + b -> a - b"] == ["two_and_two"]
     stored = user_cache.load("mutation-order", three_checks.slug)
-    assert stored == {
-        "killers": {o.mutant.id: o.result.tests[-1].id for o in first.killed},
-    }
+    assert stored == {"killers": {o.mutant.id: o.result.tests[-1].id for o in first.killed}, "survived": []}
     assert Killers.learned(three_checks).order_for("arithmetic@L2: a + b -> a * b")[0] == "one_and_one"
 
     second = analyse(three_checks)
@@ -110,6 +119,11 @@ def test_a_survivor_out_of_order_is_judged_again_in_the_exercises_order(
     assert survivor.passed_checks == ORDER
     assert graded.count(["one_and_one", "two_and_two", "zeros"]) == 3  # every mutant, learned order first
     assert graded.count([]) == 1  # the survivor, again, in the exercise's order
+
+    graded.clear()  # next time the survivor is known: it runs in the exercise's order at once, and once
+    assert [o.mutant.id for o in analyse(weak).survivors] == [survivor.mutant.id]
+    learned = ["one_and_one", "two_and_two", "zeros"]  # one_and_one killed both others
+    assert sorted(graded) == sorted([ORDER, learned, learned])
 
 
 def test_a_reference_graded_by_the_caller_is_not_graded_again(
