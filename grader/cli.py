@@ -16,7 +16,15 @@ from rich.console import Console
 from rich.markup import escape
 
 from grader import tracebacks
-from grader.exercise import BrokenExercise, Exercise, ExerciseError, exercise_folders, load_exercise, load_or_explain
+from grader.exercise import (
+    DEFAULT_EXERCISES,
+    BrokenExercise,
+    Exercise,
+    ExerciseError,
+    exercise_folders,
+    load_exercise,
+    load_or_explain,
+)
 from grader.grading import grade
 from grader.katex import KatexUnavailable, math_problems
 from grader.mutation import analyse_and_report
@@ -29,7 +37,6 @@ from grader.scaffold import ScaffoldError, new_exercise, next_steps
 from grader.verify import Finding, crash_report, verify_exercise
 
 EXIT_PASS, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
-DEFAULT_EXERCISES = Path(__file__).resolve().parent.parent / "exercises"
 
 app = typer.Typer(add_completion=False, no_args_is_help=True)
 ExercisesOption = Annotated[

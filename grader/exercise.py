@@ -40,6 +40,8 @@ from grader.versions import folder_version
 
 SLUG_PATTERN = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 REQUIRED_FILES = ("exercise.toml", "statement.md", "starter.py", "reference.py", "checks.py")
+#: The exercises shipped beside the code (an editable install, the image): the default of every exercises folder.
+DEFAULT_EXERCISES = Path(__file__).resolve().parent.parent / "exercises"
 
 
 class ExerciseError(Exception):
