@@ -27,13 +27,11 @@ from grader.exercise import (
 )
 from grader.grading import grade
 from grader.katex import KatexUnavailable, math_problems
-from grader.mutation import analyse_and_report
 from grader.reports.exercism import to_exercism
 from grader.reports.junit import Case, cases_from_result, to_junit_xml
 from grader.reports.text import print_result
 from grader.results import GradeResult, Reason, Status
 from grader.sandbox import SandboxUnavailable, examine, require_sandbox
-from grader.scaffold import ScaffoldError, new_exercise, next_steps
 from grader.verify import Finding, crash_report, verify_exercise
 
 EXIT_PASS, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
@@ -172,6 +170,8 @@ def check_command(
     """Verify exercises: they load, the statement's math typesets, the reference passes, the try example runs on
     it, the starter and every mutant fail (and, with --mutation, the checks kill enough mutants derived from the
     reference)."""
+    from grader.mutation import analyse_and_report  # libcst and the analysis: only the checks of exercises need them
+
     if mutation and reference_only:
         raise _usage_error("--mutation grades mutants of the reference: it cannot be combined with --reference-only")
     _require_sandbox(trusted)
@@ -223,6 +223,8 @@ def new_command(
     exercises: ExercisesOption = DEFAULT_EXERCISES,
 ) -> None:
     """Create a new exercise folder: a working example that `mlkata check` accepts, to replace file by file."""
+    from grader.scaffold import ScaffoldError, new_exercise, next_steps
+
     try:
         folder = new_exercise(exercises, slug, title=title, section=section)
     except ScaffoldError as exc:
