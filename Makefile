@@ -16,6 +16,7 @@ run: install frontend
 test: install frontend browser-packages
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 	$(BIN)/mlkata check --mutation
 	$(BIN)/python -m pytest
 
@@ -46,6 +47,7 @@ $(FRONTEND): $(FRONTEND_DEPS) static/build.mjs static/favicon.svg $(wildcard sta
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 
 check: install
 	$(BIN)/mlkata check
@@ -60,7 +62,7 @@ browser: install frontend browser-packages
 	$(BIN)/python -m pytest -m browser
 
 clean:
-	rm -rf $(VENV) node_modules static/dist .pytest_cache .ruff_cache
+	rm -rf $(VENV) node_modules static/dist .pytest_cache .ruff_cache .mypy_cache
 
 bench: install
 	$(BIN)/python bench/grading_latency.py

@@ -129,10 +129,10 @@ def grade_command(
     # The author's view: where a check itself crashed. Students read only its message.
     console = Console(highlight=False, soft_wrap=True, stderr=shown is not ReportFormat.TEXT)
     for test in result.tests:
-        report = crash_report(test, crashes)
-        if report:
+        crash = crash_report(test, crashes)
+        if crash:
             console.print(f"[bold red]The check {escape(test.id)} raised[/] (shown to you, not to students):")
-            console.print(escape(report.removeprefix("\n")))
+            console.print(escape(crash.removeprefix("\n")))
     raise typer.Exit(_exit_code(result))
 
 

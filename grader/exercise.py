@@ -268,7 +268,10 @@ def load_each_exercise(root: Path) -> tuple[dict[str, Exercise], dict[str, Broke
     broken: dict[str, BrokenExercise] = {}
     for folder in exercise_folders(root):
         outcome = load_or_explain(folder)
-        (loaded if isinstance(outcome, Exercise) else broken)[outcome.slug] = outcome  # type: ignore[index]
+        if isinstance(outcome, Exercise):
+            loaded[outcome.slug] = outcome
+        else:
+            broken[outcome.slug] = outcome
     ordered = sorted(loaded.values(), key=lambda e: (e.config.order, e.config.title))
     return {e.slug: e for e in ordered}, broken
 
