@@ -45,7 +45,7 @@ ELSEWHERE: dict[str, tuple[str, str, str]] = {
         "Grade runs of SLUG again through the queue, keep each old verdict beside the new one, print what changed.",
     ),
 }  # fmt: skip
-#: Named after the server commands in ``mlkata --help``.
+#: Listed after the server commands (serve, worker) in ``mlkata --help``.
 ELSEWHERE_LAST: dict[str, tuple[str, str, str]] = {
     "user": (
         "app.accounts.cli", "app", "Accounts: create them, reset passwords, set roles, make API tokens."
