@@ -48,7 +48,7 @@ def expect_dict(got: Any, keys: Sequence[str], *, what: str, hint: Hint = CHECK_
         fail(f"{what} should be a dict with keys {list(keys)}, got {describe(got)}", hint=hint, got=got)
     if len(got) != len(keys) or set(got) != set(keys):
         # The keys are the solution's own text: a hidden check does not echo them.
-        found = show_keys(got, len(got)) if values_shown() else f"{len(got)} other key{'s' if len(got) != 1 else ''}"
+        found = show_keys(got, len(got)) if values_shown() else f"{len(got):,} other key{'s' if len(got) != 1 else ''}"
         fail(f"{what} should have the keys {sorted(keys)}, got {found}", hint=hint, got=got)
     return got
 

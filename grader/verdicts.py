@@ -163,7 +163,7 @@ def _hit_process_limit(exc: SolutionRaised) -> bool:
 
 def unsupported(call: str, detail: str | None) -> Verdict:
     """A value that cannot cross the boundary; ``detail`` (what is wrong with it) is left out of hidden checks."""
-    said = f": {detail}" if detail else " (an object, or an array of a kind the grader does not read)"
+    said = f": {detail}" if detail else " (what is wrong with it is not shown: this check is hidden)"
     return Verdict.of(Status.FAIL, Reason.UNSUPPORTED_VALUE, f"{call} returned a value that cannot be checked{said}.")
 
 

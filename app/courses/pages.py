@@ -89,7 +89,7 @@ def router(templates: Jinja2Templates) -> APIRouter:
         return page(
             request,
             "courses/form.html",
-            400 if error else 200,
+            422 if error else 200,
             course=course,
             title=title,
             due=due,

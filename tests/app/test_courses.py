@@ -178,7 +178,7 @@ def test_bad_course_input_says_what_to_fix(server: RunningServer) -> None:
             ({"title": "T", "exercise": [SLUG], f"due:{SLUG}": "next tuesday"}, "is not a date and time"),
         ]:
             response = post_form(instructor, "/courses/new", data)
-            assert response.status_code == 400 and message in response.text
+            assert response.status_code == 422 and message in response.text
 
 
 def test_students_cannot_create_courses(client: httpx.Client) -> None:
@@ -237,7 +237,7 @@ def test_a_due_date_out_of_range_is_refused_naming_the_field_and_keeping_the_inp
     with server.client() as instructor:
         sign_in(instructor, "prof@example.org")
         response = post_form(instructor, "/courses/new", {"title": "Far away", "exercise": [SLUG], f"due:{SLUG}": due})
-        assert response.status_code == 400
+        assert response.status_code == 422
         assert f"The due date of {SLUG} must be between 2000-01-01 and 2200-12-31 (UTC)" in response.text
         # Nothing typed is lost: the title, the ticked exercise and the date are in the form again.
         assert 'value="Far away"' in response.text
@@ -247,7 +247,7 @@ def test_a_due_date_out_of_range_is_refused_naming_the_field_and_keeping_the_inp
         course_id = create_course(instructor, "Near", [SLUG])
         edited = post_form(instructor, f"/courses/{course_id}/edit",
                            {"title": "Near", "exercise": [SLUG], f"due:{SLUG}": due})  # fmt: skip
-        assert edited.status_code == 400 and f"The due date of {SLUG} must be between" in edited.text
+        assert edited.status_code == 422 and f"The due date of {SLUG} must be between" in edited.text
         assert instructor.get("/api/courses").json()[0]["exercises"] == [{"slug": SLUG, "due_at": None}]
     assert _courses(server.settings) == ["Near"]
 

@@ -111,7 +111,10 @@ def test_a_huge_integer_is_refused_as_unsupported_not_a_runner_crash(hostile: Gr
     by_id = {t.id: t for t in graded.result.tests}
     for check_id in ("cache_bytes_examples", "cache_bytes_exact"):
         assert by_id[check_id].reason is Reason.UNSUPPORTED_VALUE
-        assert "digits cannot be sent" in (by_id[check_id].message or "")
+    # The public check says what is wrong with the value; the hidden one says only that it cannot say.
+    assert "digits cannot be sent" in (by_id["cache_bytes_examples"].message or "")
+    assert "this check is hidden" in (by_id["cache_bytes_exact"].message or "")
+    assert "digits" not in (by_id["cache_bytes_exact"].message or "")
     assert by_id["worked_example"].status is Status.PASS  # attend_step is correct and still graded
 
 

@@ -69,7 +69,9 @@ def test_a_dict_with_very_many_keys_makes_a_small_result(hostile: GradeHostile, 
     assert all(len(t.message or "") <= MESSAGE_CHARS + 100 for t in result.tests)
     messages = [t.message or "" for t in result.failing()]
     if keys == 80_000:
-        assert any("… 79,988 more]" in message for message in messages), graded.explain()
+        # The checks of the cache's keys are hidden: they give the count, never the solution's keys.
+        assert any("got 80,000 other keys" in message for message in messages), graded.explain()
+        assert not any("key0" in message for message in messages), graded.explain()
     else:  # the structure alone is over what the grader decodes
         assert result.failing()[0].reason is Reason.UNSUPPORTED_VALUE, graded.explain()
         assert "message structure of" in messages[0]
