@@ -7,7 +7,6 @@ not the web app; ``mlkata --help`` loads neither): :data:`ELSEWHERE` says where 
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import importlib
 from typing import TYPE_CHECKING, Annotated, Any
@@ -16,6 +15,8 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 
 if TYPE_CHECKING:
+    import asyncio
+
     from app.settings import Settings
 
 #: Sub-commands defined in other modules: name → (module, attribute, its line in ``mlkata --help``). The
