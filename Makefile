@@ -8,7 +8,7 @@ PORT ?= 8000
 FRONTEND_DEPS := node_modules/.installed-stamp
 FRONTEND := static/dist/.built-stamp
 
-.PHONY: run test lint check unit redteam browser install system-packages browser-packages frontend bench loadtest clean
+.PHONY: run test lint lint-frontend test-frontend check unit redteam browser install system-packages browser-packages frontend bench loadtest clean
 
 run: install frontend
 	$(BIN)/mlkata serve --host $(HOST) --port $(PORT)
@@ -16,6 +16,8 @@ run: install frontend
 test: install frontend browser-packages
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+	$(MAKE) --no-print-directory lint-frontend test-frontend
 	$(BIN)/mlkata check --mutation
 	$(BIN)/python -m pytest
 
@@ -43,9 +45,20 @@ $(FRONTEND): $(FRONTEND_DEPS) static/build.mjs static/favicon.svg $(wildcard sta
 	node static/build.mjs
 	touch $@
 
-lint: install
+lint: install $(FRONTEND_DEPS)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+	$(MAKE) --no-print-directory lint-frontend
+
+# The front end's JavaScript: its JSDoc types (tsc, tsconfig.json), Biome's lint (biome.json), and the
+# tests of its pure functions (tests/frontend, Node's own test runner).
+lint-frontend: $(FRONTEND_DEPS)
+	node_modules/.bin/tsc -p tsconfig.json
+	node_modules/.bin/biome lint --error-on-warnings
+
+test-frontend: $(FRONTEND_DEPS)
+	node --test tests/frontend/*.test.mjs
 
 check: install
 	$(BIN)/mlkata check
@@ -60,7 +73,7 @@ browser: install frontend browser-packages
 	$(BIN)/python -m pytest -m browser
 
 clean:
-	rm -rf $(VENV) node_modules static/dist .pytest_cache .ruff_cache
+	rm -rf $(VENV) node_modules static/dist .pytest_cache .ruff_cache .mypy_cache
 
 bench: install
 	$(BIN)/python bench/grading_latency.py

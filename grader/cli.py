@@ -16,20 +16,25 @@ from rich.console import Console
 from rich.markup import escape
 
 from grader import tracebacks, verified
-from grader.exercise import BrokenExercise, Exercise, ExerciseError, exercise_folders, load_exercise, load_or_explain
+from grader.exercise import (
+    DEFAULT_EXERCISES,
+    BrokenExercise,
+    Exercise,
+    ExerciseError,
+    exercise_folders,
+    load_exercise,
+    load_or_explain,
+)
 from grader.grading import grade
 from grader.katex import KatexUnavailable, math_problems
-from grader.mutation import analyse_and_report
 from grader.reports.exercism import to_exercism
 from grader.reports.junit import Case, cases_from_result, to_junit_xml
 from grader.reports.text import print_result
 from grader.results import GradeResult, Reason, Status
 from grader.sandbox import SandboxUnavailable, examine, require_sandbox
-from grader.scaffold import ScaffoldError, new_exercise, next_steps
 from grader.verify import REFERENCE_PASSES, Finding, crash_report, verify_exercise
 
 EXIT_PASS, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
-DEFAULT_EXERCISES = Path(__file__).resolve().parent.parent / "exercises"
 
 app = typer.Typer(add_completion=False, no_args_is_help=True)
 ExercisesOption = Annotated[
@@ -124,10 +129,10 @@ def grade_command(
     # The author's view: where a check itself crashed. Students read only its message.
     console = Console(highlight=False, soft_wrap=True, stderr=shown is not ReportFormat.TEXT)
     for test in result.tests:
-        report = crash_report(test, crashes)
-        if report:
+        crash = crash_report(test, crashes)
+        if crash:
             console.print(f"[bold red]The check {escape(test.id)} raised[/] (shown to you, not to students):")
-            console.print(escape(report.removeprefix("\n")))
+            console.print(escape(crash.removeprefix("\n")))
     raise typer.Exit(_exit_code(result))
 
 
@@ -173,6 +178,8 @@ def check_command(
     """Verify exercises: they load, the statement's math typesets, the reference passes, the try example runs on
     it, the starter and every mutant fail (and, with --mutation, the checks kill enough mutants derived from the
     reference)."""
+    from grader.mutation import analyse_and_report  # libcst and the analysis: only the checks of exercises need them
+
     if mutation and reference_only:
         raise _usage_error("--mutation grades mutants of the reference: it cannot be combined with --reference-only")
     _require_sandbox(trusted)
@@ -231,6 +238,8 @@ def new_command(
     exercises: ExercisesOption = DEFAULT_EXERCISES,
 ) -> None:
     """Create a new exercise folder: a working example that `mlkata check` accepts, to replace file by file."""
+    from grader.scaffold import ScaffoldError, new_exercise, next_steps
+
     try:
         folder = new_exercise(exercises, slug, title=title, section=section)
     except ScaffoldError as exc:
