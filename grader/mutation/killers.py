@@ -6,7 +6,10 @@ killed it (in the user's cache, :mod:`grader.user_cache`); the next one runs tha
 that mutant, then the checks that killed most mutants. Without a record, and for a mutant that
 survived last time, the exercise's own order is used. The order only saves time: a mutant that
 passes every check out of order is graded again in the exercise's order, where its checks see the
-state earlier checks left, as a student's run does.
+state earlier checks left, as a student's run does. A mutant killed out of order is not: a kill
+that only another order's state could make is possible in principle, so the first analysis (no
+record, as on a clean clone) runs exactly the exercise's order; the learned one gave every mutant
+of the shipped exercises the same verdict.
 """
 
 from __future__ import annotations
