@@ -12,7 +12,7 @@ TEST_WORKERS ?= auto
 FRONTEND_DEPS := node_modules/.installed-stamp
 FRONTEND := static/dist/.built-stamp
 
-.PHONY: run test lint check unit redteam browser install system-packages browser-packages frontend bench loadtest clean
+.PHONY: run test lint lint-frontend test-frontend check unit redteam browser install system-packages browser-packages frontend bench loadtest clean
 
 run: install frontend
 	$(BIN)/mlkata serve --host $(HOST) --port $(PORT)
@@ -20,6 +20,8 @@ run: install frontend
 test: install frontend browser-packages
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+	$(MAKE) --no-print-directory lint-frontend test-frontend
 	$(BIN)/mlkata check --mutation
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup
 
@@ -47,9 +49,20 @@ $(FRONTEND): $(FRONTEND_DEPS) static/build.mjs static/favicon.svg $(wildcard sta
 	node static/build.mjs
 	touch $@
 
-lint: install
+lint: install $(FRONTEND_DEPS)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+	$(MAKE) --no-print-directory lint-frontend
+
+# The front end's JavaScript: its JSDoc types (tsc, tsconfig.json), Biome's lint (biome.json), and the
+# tests of its pure functions (tests/frontend, Node's own test runner).
+lint-frontend: $(FRONTEND_DEPS)
+	node_modules/.bin/tsc -p tsconfig.json
+	node_modules/.bin/biome lint --error-on-warnings
+
+test-frontend: $(FRONTEND_DEPS)
+	node --test tests/frontend/*.test.mjs
 
 check: install
 	$(BIN)/mlkata check
@@ -64,7 +77,7 @@ browser: install frontend browser-packages
 	$(BIN)/python -m pytest -m browser
 
 clean:
-	rm -rf $(VENV) node_modules static/dist .pytest_cache .ruff_cache
+	rm -rf $(VENV) node_modules static/dist .pytest_cache .ruff_cache .mypy_cache
 
 bench: install
 	$(BIN)/python bench/grading_latency.py

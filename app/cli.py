@@ -1,29 +1,109 @@
-"""The ``mlkata`` command: grading commands from ``grader.cli`` plus the server commands."""
+"""The ``mlkata`` command: grading commands from ``grader.cli`` plus the server commands.
+
+Each sub-command defined elsewhere is imported only when it runs (``mlkata grade`` loads the grader,
+not the web app; ``mlkata --help`` loads neither): :data:`ELSEWHERE` says where it lives and what
+``mlkata --help`` says of it.
+"""
 
 from __future__ import annotations
 
-import asyncio
 import functools
+import importlib
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-
-from app.accounts.cli import app as user_commands
-from app.courses.regrade_cli import regrade_command
-from grader.cli import app as grader_commands
+from typer.core import TyperCommand, TyperGroup
 
 if TYPE_CHECKING:
+    import asyncio
+
     from app.settings import Settings
+
+#: Sub-commands defined in other modules: name → (module, attribute, its line in ``mlkata --help``). The
+#: attribute is a Typer app holding the command (or the command group itself, when it has the same name),
+#: or the command's function. tests/app/test_app_cli.py keeps each line the first paragraph of its help.
+ELSEWHERE: dict[str, tuple[str, str, str]] = {
+    "grade": (
+        "grader.cli", "app",
+        "Grade a solution. Exit 0 when every check passes, 1 when it fails, 2 on a usage or infrastructure problem.",
+    ),
+    "check": (
+        "grader.cli", "app",
+        "Verify exercises: they load, the statement's math typesets, the reference passes, the try example runs on "
+        "it, the starter and every mutant fail (and, with --mutation, the checks kill enough mutants derived from "
+        "the reference).",
+    ),
+    "new": (
+        "grader.cli", "app",
+        "Create a new exercise folder: a working example that `mlkata check` accepts, to replace file by file.",
+    ),
+    "doctor": (
+        "grader.cli", "app",
+        "Show which sandbox protections are active on this host. Exit 1 if a required one is missing.",
+    ),
+    "regrade": (
+        "app.courses.regrade_cli", "regrade_command",
+        "Grade runs of SLUG again through the queue, keep each old verdict beside the new one, print what changed.",
+    ),
+}  # fmt: skip
+#: Listed after the server commands (serve, worker) in ``mlkata --help``.
+ELSEWHERE_LAST: dict[str, tuple[str, str, str]] = {
+    "user": (
+        "app.accounts.cli", "app", "Accounts: create them, reset passwords, set roles, make API tokens."
+    ),
+}  # fmt: skip
+
+
+def load_command(name: str) -> TyperCommand | TyperGroup:
+    """The sub-command ``name`` of :data:`ELSEWHERE` or :data:`ELSEWHERE_LAST`, its module imported."""
+    module, attribute, _ = {**ELSEWHERE, **ELSEWHERE_LAST}[name]
+    found = getattr(importlib.import_module(module), attribute)
+    holder = typer.Typer(add_completion=False)  # as the mlkata group: no completion options
+    if not isinstance(found, typer.Typer):
+        holder.command(name)(found)
+    elif found.info.name == name:
+        holder.add_typer(found)
+    else:
+        holder.registered_commands += [c for c in found.registered_commands if c.name == name]
+    command = typer.main.get_group(holder).commands[name]
+    if not isinstance(command, TyperCommand | TyperGroup):
+        raise TypeError(f"{module}.{attribute} gives no Typer command {name!r}")
+    return command
+
+
+class _Deferred(TyperCommand):
+    """A sub-command listed by ``mlkata --help`` and imported when it runs (or its own help is asked for)."""
+
+    def __init__(self, name: str, listed: str) -> None:
+        super().__init__(name, short_help=listed, help=listed, add_help_option=False)
+
+    def make_context(self, info_name: str | None, args: list[str], parent: Any = None, **extra: Any) -> Any:
+        assert self.name is not None
+        return load_command(self.name).make_context(info_name, args, parent=parent, **extra)
+
+
+class _Commands(TyperGroup):
+    """The ``mlkata`` group: its own commands, and those of :data:`ELSEWHERE` deferred."""
+
+    def __init__(self, **attrs: Any) -> None:
+        super().__init__(**attrs)
+        own = dict(self.commands)
+        self.commands.clear()
+        for name, (_, _, listed) in ELSEWHERE.items():
+            self.add_command(_Deferred(name, listed))
+        for name, command in own.items():
+            self.add_command(command, name)
+        for name, (_, _, listed) in ELSEWHERE_LAST.items():
+            self.add_command(_Deferred(name, listed))
+
 
 app = typer.Typer(
     name="mlkata",
     help="Programming exercises with sandboxed automatic grading.",
     add_completion=False,
     no_args_is_help=True,
+    cls=_Commands,
 )
-app.registered_commands += grader_commands.registered_commands
-app.add_typer(user_commands)
-app.command("regrade")(regrade_command)
 
 
 @app.command("serve")
@@ -89,7 +169,7 @@ def header_timeout_protocol(seconds: float) -> type[asyncio.Protocol]:
     class HeaderTimeoutProtocol(H11Protocol):
         _header_deadline: asyncio.TimerHandle | None = None
 
-        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]  # as H11Protocol's
             super().connection_made(transport)
             self._watch_headers()
 

@@ -295,7 +295,7 @@ class GradingJobs:
                     .where(Submission.status == _RUNNING)
                     .values(status=_QUEUED, worker_id=None, lease_until=None)
                     .execution_options(synchronize_session=False)
-                ).rowcount
+                ).rowcount  # type: ignore[attr-defined]  # an UPDATE or DELETE gives a CursorResult
                 if count:
                     queued = QueuedData(position=None).model_dump(mode="json")
                     self.events.add(session, submission_id, EventType.QUEUED, queued, status=_QUEUED)

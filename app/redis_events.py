@@ -12,6 +12,7 @@ import asyncio
 import json
 import logging
 from collections.abc import AsyncIterator, Callable
+from typing import Any, cast
 
 import redis
 import redis.asyncio as aioredis
@@ -89,7 +90,8 @@ class RedisEventFeed:
             await asyncio.sleep(self.block_seconds)
             return None
         events: list[StoredEvent] = []
-        for _stream, entries in reply or []:
+        # RESP2, as the client speaks: [[stream, [(entry id, {field: value})]]] (redis-py types each protocol's).
+        for _stream, entries in cast("list[list[Any]] | None", reply) or []:
             for entry, fields in entries:
                 seq = int(entry.decode().split("-", 1)[0])
                 type_ = EventType(fields[b"type"].decode())

@@ -22,6 +22,7 @@ import socket
 import threading
 import time
 import uuid
+from typing import Any, cast
 
 import redis
 from redis.exceptions import RedisError, ResponseError
@@ -192,7 +193,8 @@ class RedisQueue:
         reply = self.client.xreadgroup(
             GROUP, self.consumer, {self.stream: ">"}, count=1, block=max(1, int(timeout * 1000))
         )
-        for _stream, entries in reply or []:
+        # RESP2, as the client speaks: [[stream, [(entry id, {field: value})]]] (redis-py types each protocol's).
+        for _stream, entries in cast("list[list[Any]] | None", reply) or []:
             for entry, fields in entries:
                 return entry.decode(), fields[b"id"].decode()
         return None

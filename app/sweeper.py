@@ -82,7 +82,7 @@ class Sweeper:
                     )
                     .values(status=_QUEUED, worker_id=None, lease_until=None)
                     .execution_options(synchronize_session=False)
-                ).rowcount
+                ).rowcount  # type: ignore[attr-defined]  # an UPDATE or DELETE gives a CursorResult
             if released:
                 log.warning("claim %d ran out (its worker stopped): queued again", attempt, extra=extra)
                 self.metrics.requeued.labels(why="lease_expired").inc()

@@ -103,9 +103,14 @@ class Bench:
             return sum(1 for email in session.query(User.email) if like in email[0])
 
     def post(self, client: httpx.Client, page: str, path: str, data: dict[str, str]) -> httpx.Response:
-        found = _TOKEN.search(client.get(page).text)
-        assert found, f"no form on {page}"
-        return client.post(path, data={"csrf_token": found.group(1), **data})
+        return client.post(path, data={"csrf_token": form_token(client, page), **data})
+
+
+def form_token(client: httpx.Client, page: str) -> str:
+    """The CSRF token of the form on ``page``."""
+    found = _TOKEN.search(client.get(page).text)
+    assert found, f"no form on {page}"
+    return found.group(1)
 
 
 def together(count: int, setup: Callable[[int], Any], act: Callable[[Any], httpx.Response]) -> list[httpx.Response]:
@@ -133,7 +138,7 @@ def race(bench: Bench) -> dict[str, Any]:
     def signin_form(i: int) -> tuple[httpx.Client, str]:
         client = bench.client("10.1.0.1")
         stack.append(client)
-        return client, _TOKEN.search(client.get("/signin").text).group(1)  # type: ignore[union-attr]
+        return client, form_token(client, "/signin")
 
     def wrong_password(prepared: tuple[httpx.Client, str]) -> httpx.Response:
         client, token = prepared
@@ -145,7 +150,7 @@ def race(bench: Bench) -> dict[str, Any]:
     def signup_form(i: int) -> tuple[httpx.Client, str, int]:
         client = bench.client("10.1.0.2")
         stack.append(client)
-        return client, _TOKEN.search(client.get("/signup").text).group(1), i  # type: ignore[union-attr]
+        return client, form_token(client, "/signup"), i
 
     def sign_up(prepared: tuple[httpx.Client, str, int]) -> httpx.Response:
         client, token, i = prepared
@@ -177,7 +182,7 @@ def enumerate_(bench: Bench) -> dict[str, Any]:
 
     def probe(address: str, email: str, password: str = PASSWORD + "!") -> tuple[tuple[Any, ...], float]:
         with bench.client(address) as client:
-            token = _TOKEN.search(client.get("/signup").text).group(1)  # type: ignore[union-attr]
+            token = form_token(client, "/signup")
             started = time.perf_counter()
             response = client.post("/signup", data={"csrf_token": token, "email": email, "password": password,
                                                     "password_again": password})  # fmt: skip
@@ -201,7 +206,7 @@ def enumerate_(bench: Bench) -> dict[str, Any]:
 
 def honest_signin(bench: Bench, address: str) -> float:
     with bench.client(address) as client:
-        token = _TOKEN.search(client.get("/signin").text).group(1)  # type: ignore[union-attr]
+        token = form_token(client, "/signin")
         started = time.perf_counter()
         response = client.post("/signin", data={"csrf_token": token, "email": "honest@example.org",
                                                 "password": PASSWORD})  # fmt: skip
@@ -296,7 +301,7 @@ def main() -> None:
         server = Server(data, exercises)
         try:
             bench = Bench(server, f"sqlite:///{data / 'mlkata.db'}")
-            results = {
+            results: dict[str, Any] = {
                 "race": race(bench),
                 "enumerate": enumerate_(bench),
                 "flood, one address": flood(bench, args.flood_seconds, spread=False),

@@ -94,7 +94,7 @@ class Engine:
     build_options: list[str] = field(default_factory=list)
 
     def __call__(self, *args: str, **options: object) -> subprocess.CompletedProcess[str]:
-        return run([self.name, *args], env=self.env, **options)  # type: ignore[arg-type]
+        return run([self.name, *args], env=self.env, **options)  # type: ignore[arg-type]  # subprocess.run's keywords
 
     def compose_command(self, project: str, *args: str) -> list[str]:
         return [*self.compose, "-p", project, "-f", str(REPO / "docker-compose.yml"), *args]

@@ -20,7 +20,7 @@ from grader import verdicts
 from grader.across import symptom_across
 from grader.caps import cap_text
 from grader.checking import checking
-from grader.checks import CHECK_HINT, Check, CheckFailed
+from grader.checks import Check, CheckFailed
 from grader.display import show_value
 from grader.exercise import Exercise
 from grader.leaks import leaks
@@ -82,19 +82,19 @@ def checked(exercise: Exercise, check: Check, student: Student) -> Checked:
             check.function(student)
         return Checked(verdicts.PASSED)
     except CheckFailed as failed:
-        hint = check.hint if failed.hint is CHECK_HINT else failed.hint
+        hint = failed.hint if isinstance(failed.hint, str | None) else check.hint  # CHECK_HINT: the check's
         verdict = Verdict(Status.FAIL, Reason.WRONG_ANSWER, failed.message)
         symptom = failed.symptom.kind if failed.symptom else None
         if public:
             details = _public_details(student, failed.expected, failed.got)
-            return Checked(verdict, hint, details, symptom=symptom)  # type: ignore[arg-type]
+            return Checked(verdict, hint, details, symptom=symptom)
         shown = leaks(failed.message, exercise.function_names, student.log.calls, failed.expected, failed.got)
         if shown:
             log.error("hidden check %s of %s shows %s in its message", check.id, exercise.slug, "; ".join(shown))
             said = verdicts.withheld_message(failed.symptom.sentence if failed.symptom else None)
             verdict = Verdict(Status.FAIL, Reason.WRONG_ANSWER, said)
-            return Checked(verdict, hint, symptom=symptom, withheld=failed.message)  # type: ignore[arg-type]
-        return Checked(verdict, hint, symptom=symptom)  # type: ignore[arg-type]
+            return Checked(verdict, hint, symptom=symptom, withheld=failed.message)
+        return Checked(verdict, hint, symptom=symptom)
     except SolutionRaised as exc:
         # No hint of the check's for an exception: only a known mistake that raises the same names one.
         verdict = verdicts.raised(exc, _current_call(student), limits, public=public)

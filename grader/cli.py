@@ -15,21 +15,26 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from grader import tracebacks
-from grader.exercise import BrokenExercise, Exercise, ExerciseError, exercise_folders, load_exercise, load_or_explain
+from grader import tracebacks, verified
+from grader.exercise import (
+    DEFAULT_EXERCISES,
+    BrokenExercise,
+    Exercise,
+    ExerciseError,
+    exercise_folders,
+    load_exercise,
+    load_or_explain,
+)
 from grader.grading import grade
 from grader.katex import KatexUnavailable, math_problems
-from grader.mutation import analyse_and_report
 from grader.reports.exercism import to_exercism
 from grader.reports.junit import Case, cases_from_result, to_junit_xml
 from grader.reports.text import print_result
 from grader.results import GradeResult, Reason, Status
 from grader.sandbox import SandboxUnavailable, examine, require_sandbox
-from grader.scaffold import ScaffoldError, new_exercise, next_steps
-from grader.verify import Finding, crash_report, verify_exercise
+from grader.verify import REFERENCE_PASSES, Finding, crash_report, verify_exercise
 
 EXIT_PASS, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
-DEFAULT_EXERCISES = Path(__file__).resolve().parent.parent / "exercises"
 
 app = typer.Typer(add_completion=False, no_args_is_help=True)
 ExercisesOption = Annotated[
@@ -124,10 +129,10 @@ def grade_command(
     # The author's view: where a check itself crashed. Students read only its message.
     console = Console(highlight=False, soft_wrap=True, stderr=shown is not ReportFormat.TEXT)
     for test in result.tests:
-        report = crash_report(test, crashes)
-        if report:
+        crash = crash_report(test, crashes)
+        if crash:
             console.print(f"[bold red]The check {escape(test.id)} raised[/] (shown to you, not to students):")
-            console.print(escape(report.removeprefix("\n")))
+            console.print(escape(crash.removeprefix("\n")))
     raise typer.Exit(_exit_code(result))
 
 
@@ -159,17 +164,32 @@ def check_command(
             "the try example on it: for writing the checks before the mutants exist.",
         ),
     ] = False,
+    changed: Annotated[
+        bool,
+        typer.Option(
+            "--changed",
+            help="Skip the exercises verified as sound (the same way) since they, the grader or the runner last "
+            "changed: for an author's loop. Without it (as in CI) every exercise is verified.",
+        ),
+    ] = False,
     trusted: TrustedOption = False,
     exercises: ExercisesOption = DEFAULT_EXERCISES,
 ) -> None:
     """Verify exercises: they load, the statement's math typesets, the reference passes, the try example runs on
     it, the starter and every mutant fail (and, with --mutation, the checks kill enough mutants derived from the
     reference)."""
+    from grader.mutation import analyse_and_report  # libcst and the analysis: only the checks of exercises need them
+
     if mutation and reference_only:
         raise _usage_error("--mutation grades mutants of the reference: it cannot be combined with --reference-only")
     _require_sandbox(trusted)
     console = Console(highlight=False, soft_wrap=True)
+    modes = verified.modes(mutation=mutation, reference_only=reference_only, trusted=trusted)
     loaded = _load_for_check(exercises, slugs or [], mutants=not reference_only)
+    unchanged = {e.slug for e in loaded if verified.holds(e, modes[0])} if changed else set()
+    for slug in sorted(unchanged):
+        console.print(f"[bold]{escape(slug)}[/] [dim]unchanged since verified: skipped[/]")
+    loaded = [e for e in loaded if e.slug not in unchanged]
     try:  # one node process for the math of every statement
         math = math_problems({exercise.slug: exercise.statement_markdown for exercise in loaded})
     except KatexUnavailable as exc:
@@ -177,22 +197,24 @@ def check_command(
     findings: list[Finding] = []
     for exercise in loaded:
         console.print(f"[bold]{escape(exercise.slug)}[/]")
-        verified = verify_exercise(
-            exercise, jailed=not trusted, reference_only=reference_only, math=math[exercise.slug]
-        )
-        for finding in verified:
-            findings.append(finding)
+        found = verify_exercise(exercise, jailed=not trusted, reference_only=reference_only, math=math[exercise.slug])
+        for finding in found:
             mark = "[green]✓[/]" if finding.ok else "[red]✗[/]"
             console.print(f"  {mark} {escape(finding.name)} [dim]({finding.seconds:.2f} s)[/]")
             if not finding.ok:
                 console.print("      " + escape(finding.message).replace("\n", "\n      "))
         if mutation:
-            findings.append(analyse_and_report(exercise, console, jailed=not trusted))
+            passes = all(f.ok for f in found if f.name == REFERENCE_PASSES)
+            found.append(analyse_and_report(exercise, console, jailed=not trusted, reference_passes=passes))
+        findings += found
+        if all(f.ok for f in found):
+            verified.record(exercise, modes)
     if junit is not None:
         cases = [Case(f.name, f"mlkata.check.{f.exercise}", f.seconds, None if f.ok else f.message) for f in findings]
         junit.write_text(to_junit_xml("mlkata.check", cases))
     bad = [f for f in findings if not f.ok]
-    console.print(f"{len(findings) - len(bad)}/{len(findings)} properties hold in {len(loaded)} exercise(s)")
+    skipped = f", {len(unchanged)} unchanged skipped" if unchanged else ""
+    console.print(f"{len(findings) - len(bad)}/{len(findings)} properties hold in {len(loaded)} exercise(s){skipped}")
     raise typer.Exit(EXIT_FAIL if bad else EXIT_PASS)
 
 
@@ -216,6 +238,8 @@ def new_command(
     exercises: ExercisesOption = DEFAULT_EXERCISES,
 ) -> None:
     """Create a new exercise folder: a working example that `mlkata check` accepts, to replace file by file."""
+    from grader.scaffold import ScaffoldError, new_exercise, next_steps
+
     try:
         folder = new_exercise(exercises, slug, title=title, section=section)
     except ScaffoldError as exc:

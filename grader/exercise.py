@@ -40,6 +40,8 @@ from grader.versions import folder_version
 
 SLUG_PATTERN = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 REQUIRED_FILES = ("exercise.toml", "statement.md", "starter.py", "reference.py", "checks.py")
+#: The exercises shipped beside the code (an editable install, the image): the default of every exercises folder.
+DEFAULT_EXERCISES = Path(__file__).resolve().parent.parent / "exercises"
 
 
 class ExerciseError(Exception):
@@ -266,7 +268,10 @@ def load_each_exercise(root: Path) -> tuple[dict[str, Exercise], dict[str, Broke
     broken: dict[str, BrokenExercise] = {}
     for folder in exercise_folders(root):
         outcome = load_or_explain(folder)
-        (loaded if isinstance(outcome, Exercise) else broken)[outcome.slug] = outcome  # type: ignore[index]
+        if isinstance(outcome, Exercise):
+            loaded[outcome.slug] = outcome
+        else:
+            broken[outcome.slug] = outcome
     ordered = sorted(loaded.values(), key=lambda e: (e.config.order, e.config.title))
     return {e.slug: e for e in ordered}, broken
 

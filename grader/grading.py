@@ -10,6 +10,8 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from grader import verdicts
@@ -85,6 +87,33 @@ def grade(
     return result
 
 
+def grade_until_failure(
+    exercise: Exercise, source: str | bytes, first: Sequence[str] = (), *, jailed: bool = True, warm: bool = True
+) -> GradeResult:
+    """Whether ``source`` passes every check, found as cheaply as the real grader can: for mutation analysis.
+
+    The checks whose ids are in ``first`` run first, in that order, then the others in the exercise's;
+    the run stops at the first check that does not pass, whose result is the last of ``tests``. No
+    mistake is named and no symptom sought (a killed mutant needs neither). Same sandbox, same limits.
+    """
+    by_id = {c.id: c for c in exercise.checks}
+    ahead = [by_id[i] for i in dict.fromkeys(first) if i in by_id]
+    checks = [*ahead, *(c for c in exercise.checks if c not in ahead)]
+    started = time.monotonic()
+    plan = _Plan(checks, until_failure=True)
+    result = _grade(exercise, source, jailed, warm, lambda event: None, Stop(), plan)
+    result.duration_ms = round((time.monotonic() - started) * 1000, 1)
+    return fit_result(result)
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """Which checks a grading runs, in what order, and whether it ends at the first failure (undiagnosed)."""
+
+    checks: Sequence[Check]
+    until_failure: bool = False
+
+
 def validate_source(source: str | bytes, max_bytes: int) -> tuple[str, str | None]:
     """Return the source as text, or a message saying why it cannot be graded."""
     raw = source.encode("utf-8", "surrogatepass") if isinstance(source, str) else source
@@ -92,8 +121,15 @@ def validate_source(source: str | bytes, max_bytes: int) -> tuple[str, str | Non
 
 
 def _grade(
-    exercise: Exercise, source: str | bytes, jailed: bool, warm: bool, emit: EventSink, stop: Stop
+    exercise: Exercise,
+    source: str | bytes,
+    jailed: bool,
+    warm: bool,
+    emit: EventSink,
+    stop: Stop,
+    plan: _Plan | None = None,
 ) -> GradeResult:
+    plan = plan or _Plan(exercise.checks)
     max_points = float(sum(c.points for c in exercise.checks))
 
     def error(reason: Reason, message: str, **extra: Any) -> GradeResult:
@@ -106,7 +142,7 @@ def _grade(
     if problem is not None:
         return error(Reason.INVALID_SOURCE, problem)
 
-    runs = _Runs(exercise, text, jailed, warm, stop)
+    runs = _Runs(exercise, text, jailed, warm, stop, diagnose=not plan.until_failure)
     try:
         try:
             runs.current()
@@ -122,7 +158,7 @@ def _grade(
         emit(Started(checks=[c.title for c in exercise.checks]))
         if load_output:
             emit(OutputProduced(text=load_output))
-        tests = _run_checks(exercise, runs, emit)
+        tests = _run_checks(exercise, runs, emit, plan)
     finally:
         runs.close()
 
@@ -169,8 +205,9 @@ def stopped_result(exercise: Exercise, finished: list[CheckResult], *, output: s
     )  # fmt: skip
 
 
-def _run_checks(exercise: Exercise, runs: _Runs, emit: EventSink) -> list[CheckResult]:
-    """Every check in order, each reported as it finishes; after one that ends the run, the rest are not run.
+def _run_checks(exercise: Exercise, runs: _Runs, emit: EventSink, plan: _Plan) -> list[CheckResult]:
+    """Every check of the plan in order, each reported as it finishes; after one that ends the run, the rest are
+    not run (with ``until_failure``, none runs after the first that does not pass).
 
     A timeout is the exception: the checks after it run in a fresh run with a time budget of its
     own, where a call of the function that ran out of time is refused (those checks are "not run"),
@@ -178,8 +215,8 @@ def _run_checks(exercise: Exercise, runs: _Runs, emit: EventSink) -> list[CheckR
     """
     tests: list[CheckResult] = []
     stopped_by: Reason | None = None
-    for index, check in enumerate(exercise.checks):
-        if runs.stop.requested:
+    for index, check in enumerate(plan.checks):
+        if runs.stop.requested or (plan.until_failure and tests and tests[-1].status is not Status.PASS):
             break
         if stopped_by is not None:
             outcome = CheckResult(
@@ -206,8 +243,12 @@ def _run_checks(exercise: Exercise, runs: _Runs, emit: EventSink) -> list[CheckR
 class _Runs:
     """The current runner with the solution loaded; a new one after a crash."""
 
-    def __init__(self, exercise: Exercise, source: str, jailed: bool, warm: bool, stop: Stop) -> None:
+    def __init__(
+        self, exercise: Exercise, source: str, jailed: bool, warm: bool, stop: Stop, *, diagnose: bool = True
+    ) -> None:
         self.exercise, self.source, self.jailed, self.warm, self.stop = exercise, source, jailed, warm, stop
+        #: Whether a failing check's calls are replayed to name its mistake and symptom.
+        self.diagnose = diagnose
         #: After a timeout: the function that ran out of time, and the check it did so in.
         self.refused: tuple[str, str] | None = None
         #: The time the solution may use: CPU time, and wall-clock time waiting for its answers (never the
@@ -294,7 +335,7 @@ def _diagnosed(outcome: Checked, exercise: Exercise, check: Check, student: Stud
     fails a run, and past the allowance it concludes nothing (no match, no symptom).
     """
     reason = outcome.verdict.reason
-    if reason not in ABOUT_THE_ANSWERS:
+    if reason not in ABOUT_THE_ANSWERS or not runs.diagnose:
         return outcome
     with allowance(runs.diagnosis_until - time.thread_time()):
         suspects = runs.suspects()

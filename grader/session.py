@@ -137,8 +137,8 @@ class SolutionSession:
     def _values(self, request: dict[str, Any], count: int, op: str) -> list[Any]:
         reply = self._exchange(request)
         values = reply.get("values")
-        well_formed = reply.keys() == protocol.VALUES and reply["ok"] is True and type(values) is list
-        if well_formed and len(values) == count:
+        well_formed = reply.keys() == protocol.VALUES and reply["ok"] is True
+        if well_formed and isinstance(values, list) and len(values) == count:
             return values
         if reply.keys() == protocol.UNENCODABLE:
             raise UnsupportedValue(_text(reply["unencodable"]))

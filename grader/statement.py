@@ -8,9 +8,11 @@ becomes a folded ``<details>`` element. Raw HTML in the Markdown is escaped, not
 from __future__ import annotations
 
 import html
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 from markdown_it import MarkdownIt
+from markdown_it.token import Token
 from mdit_py_plugins.container import container_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
@@ -19,14 +21,14 @@ class StatementError(ValueError):
     """The statement cannot be rendered as written."""
 
 
-def _render_hint_open(self, tokens, idx, options, env) -> str:  # type: ignore[no-untyped-def]
+def _render_hint_open(self: object, tokens: Sequence[Token], idx: int, options: object, env: object) -> str:
     if tokens[idx].nesting == 1:
         return '<details class="hint"><summary>Hint</summary>\n'
     return "</details>\n"
 
 
-def _math_renderer(element: str, css: str):  # type: ignore[no-untyped-def]
-    def render(self, tokens, idx, options, env) -> str:  # type: ignore[no-untyped-def]
+def _math_renderer(element: str, css: str) -> Callable[[object, Sequence[Token], int, object, object], str]:
+    def render(self: object, tokens: Sequence[Token], idx: int, options: object, env: object) -> str:
         return f'<{element} class="{css}">{html.escape(tokens[idx].content)}</{element}>'
 
     return render

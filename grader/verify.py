@@ -21,6 +21,9 @@ from grader.katex import KatexUnavailable, math_problems
 from grader.playground import try_solution
 from grader.results import CheckResult, GradeResult, Reason, Status
 
+#: The name of the finding that the reference passes (whether later steps can trust it).
+REFERENCE_PASSES = "reference solution passes every check"
+
 
 @dataclass(frozen=True)
 class Finding:
@@ -48,7 +51,7 @@ def verify_exercise(
     findings.append(
         Finding(
             exercise.slug,
-            "reference solution passes every check",
+            REFERENCE_PASSES,
             reference.status is Status.PASS,
             _summary(reference, crashes),
             reference.duration_ms / 1000,

@@ -90,7 +90,7 @@ def audit(
     for submission_id, outcome in accepted.items():
         row = rows.get(submission_id)
         view = api_views.get(submission_id, {})
-        db_status = row["status"] if row else None
+        db_status: str = row["status"] if row else ""  # "": not final
         final_everywhere = db_status in FINAL and view.get("status") in FINAL and outcome.status in FINAL
         if not final_everywhere or row is None or row["result"] is None or view.get("result") is None:
             result.lost.append(submission_id)
@@ -219,10 +219,10 @@ def _check_views(
             result.cross_reads += 1
             if sid not in rows or status != rows[sid]["status"]:
                 result.unseen.append(f"{where}: its run {sid} reads as {status}, not {rows.get(sid, {}).get('status')}")
-        for request, status in sorted(seen.foreign.items()):
+        for request, code in sorted(seen.foreign.items()):
             result.foreign_reads += 1
-            if status != 404:
-                result.leaks.append(f"{where}: {request} (another learner's run) answered {status}, not 404")
+            if code != 404:
+                result.leaks.append(f"{where}: {request} (another learner's run) answered {code}, not 404")
 
 
 def _database(
@@ -250,7 +250,7 @@ def _database(
                 "attempts": tries,
                 "learner_id": learner,
             }
-        done = dict(
+        done: dict[str, int] = dict(
             conn.execute(
                 "SELECT submission_id, count(*) FROM submission_events WHERE type = 'done' GROUP BY submission_id"
             ).fetchall()
@@ -258,7 +258,7 @@ def _database(
         duplicate_seqs = conn.execute(
             "SELECT submission_id, seq FROM submission_events GROUP BY submission_id, seq HAVING count(*) > 1"
         ).fetchall()
-        users = dict(conn.execute("SELECT email, learner_id FROM users").fetchall())
+        users: dict[str, str] = dict(conn.execute("SELECT email, learner_id FROM users").fetchall())
         solved = {
             learner for (learner,) in conn.execute("SELECT learner_id FROM progress WHERE exercise = %s", (SLUG,))
         }

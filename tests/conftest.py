@@ -64,6 +64,20 @@ ADDER_FILES = {
 }
 
 
+@pytest.fixture(scope="session", autouse=True)
+def user_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The authoring tools' cache (``MLKATA_CACHE_DIR``) in a temporary folder, for this process and every process
+    it starts: tests never read or fill the user's cache, nor leave files in the checkout."""
+    folder = tmp_path_factory.mktemp("user-cache")
+    before = os.environ.get("MLKATA_CACHE_DIR")
+    os.environ["MLKATA_CACHE_DIR"] = str(folder)
+    yield folder
+    if before is None:
+        del os.environ["MLKATA_CACHE_DIR"]
+    else:
+        os.environ["MLKATA_CACHE_DIR"] = before
+
+
 @pytest.fixture(scope="session")
 def kv_exercise() -> Exercise:
     """The real KV-cache exercise, as shipped."""

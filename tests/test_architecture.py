@@ -6,6 +6,7 @@
 * Imports run one way along the flow: ``app`` → ``grader`` → ``grader.sandbox`` → ``runner``;
   ``runner`` (which runs inside the jail) imports nothing of the trusted side.
 * ``docs/architecture.md`` names only modules that exist.
+* The web app and the worker never import the authoring tools (the command line, mutation analysis, scaffolding).
 
 One test per rule: each walks every module and lists all that break it. Files are read and parsed
 once (``_source``, ``_imports`` are cached), so a rule costs one walk; a new rule is a new test.
@@ -14,7 +15,10 @@ once (``_source``, ``_imports`` are cached), so a rule costs one walk; a new rul
 from __future__ import annotations
 
 import ast
+import json
 import re
+import subprocess
+import sys
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
@@ -22,6 +26,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 PRODUCT = ("app", "grader", "runner")
 MAX_LINES = 400
+#: What authors use (``mlkata check``, ``mlkata new``) and the web app and the worker do not.
+AUTHORING_TOOLS = ("grader.cli", "grader.mutation", "grader.scaffold", "grader.verify", "libcst", "typer", "rich")
 
 
 def _modules() -> Iterator[tuple[str, Path]]:
@@ -159,3 +165,20 @@ def test_the_architecture_guide_names_every_module() -> None:
         if path.name != "__init__.py" and str(path.relative_to(REPO)) not in text
     )
     assert not unnamed, f"docs/architecture.md does not say where these live: {unnamed}"
+
+
+def test_the_web_app_and_the_worker_never_import_the_authoring_tools() -> None:
+    """Checked in a fresh interpreter, so what any module imports, directly or through a library, counts.
+
+    Deriving mistakes (grader.derived) imports the mutant derivation when a grading process first
+    needs it, on its background thread: that is grading, done after start-up, not an import.
+    """
+    probe = (
+        "import json, sys\n"
+        "import app.main, app.worker\n"
+        f"tools = {AUTHORING_TOOLS!r}\n"
+        "print(json.dumps(sorted(m for m in sys.modules if any(m == t or m.startswith(t + '.') for t in tools))))"
+    )
+    run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO, check=True)
+    loaded = json.loads(run.stdout)
+    assert not loaded, f"importing the web app and the worker loads authoring tools: {loaded}"

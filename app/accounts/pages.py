@@ -78,7 +78,7 @@ def router(templates: Jinja2Templates) -> APIRouter:
         """
         form = await kit.csrf.form(request)
         email, password, next_path = form.get("email"), form.get("password"), safe_next(form.get("next"))
-        again = {"next": next_path, "email": email[:254]}
+        again: dict[str, Any] = {"next": next_path, "email": email[:254]}
         if password != form.get("password_again", password):
             return form_page(request, "accounts/signup.html", 400, **again, field="password_again",
                              error="The two passwords differ: type the same one twice.")  # fmt: skip
@@ -105,7 +105,7 @@ def router(templates: Jinja2Templates) -> APIRouter:
     async def signin(request: Request, kit: KitDep) -> Response:
         form = await kit.csrf.form(request)
         email, password, next_path = form.get("email"), form.get("password"), safe_next(form.get("next"))
-        again = {"next": next_path, "email": email[:254]}
+        again: dict[str, Any] = {"next": next_path, "email": email[:254]}
         client = client_key(request)
         try:
             reservation, account = await checked(kit, client, partial(kit.limiter.reserve_signin, email, client),

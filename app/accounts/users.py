@@ -179,7 +179,7 @@ def move_learner(session: Session, source: str, target: str) -> int:
     # was made on a browser anyone may have used (a solve before a due date, moved in after it, is late).
     moved = session.execute(
         update(Submission).where(Submission.learner_id == source).values(learner_id=target, credited_at=utcnow())
-    ).rowcount
+    ).rowcount  # type: ignore[attr-defined]  # an UPDATE or DELETE gives a CursorResult
     theirs = {p.exercise: p for p in session.scalars(select(Progress).where(Progress.learner_id == target))}
     for mine in session.scalars(select(Progress).where(Progress.learner_id == source)).all():
         kept = theirs.get(mine.exercise)

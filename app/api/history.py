@@ -41,7 +41,7 @@ def summary(submission: Submission) -> RunSummary:
     result = submission.result if isinstance(submission.result, dict) else {}
     return RunSummary(
         id=submission.id,
-        status=submission.status,  # type: ignore[arg-type]
+        status=submission.status,
         reason=result.get("reason"),
         created_at=as_utc(submission.created_at),
         finished_at=as_utc(submission.finished_at) if submission.finished_at else None,

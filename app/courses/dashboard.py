@@ -153,9 +153,9 @@ def exercise_stats(exercise: Exercise, students: list[Student], runs: Iterable[R
                 stats.students.add(student.user_id)
         for mistake_id, text in diagnoses(result):
             known = exercise.config.mutants.get(mistake_id)
-            stats = mistakes.setdefault(mistake_id, MistakeStats(mistake_id, known.mistake if known else text))
-            stats.runs += 1
-            stats.students.add(student.user_id)
+            mistake = mistakes.setdefault(mistake_id, MistakeStats(mistake_id, known.mistake if known else text))
+            mistake.runs += 1
+            mistake.students.add(student.user_id)
     attempts, times = [], []
     for group in per_student.values():
         first = next((n for n, run in enumerate(group) if run.passed), None)

@@ -29,13 +29,13 @@ def gradebook(course: CourseInfo, grid: Matrix, exercises: dict[str, Exercise]) 
             "slug": slug,
             "title": exercises[slug].config.title if slug in exercises else slug,
             "max_points": max_points(exercises.get(slug)),
-            "due_at": course.due(slug).isoformat() if course.due(slug) else None,
+            "due_at": due.isoformat() if (due := course.due(slug)) else None,
         }
         for slug in grid.slugs
     ]
     students = []
     for student in grid.students:
-        cells = {}
+        cells: dict[str, dict[str, Any]] = {}
         for slug in grid.slugs:
             c = grid.at(student, slug)
             cells[slug] = {

@@ -90,7 +90,7 @@ def load_runs(
         Submission.regrade_of,
         Submission.result,
     ]
-    rows = []
+    rows: list[Any] = []
     with sessions() as session:
         # In chunks: a large class must not exceed the database's limit on bound parameters.
         for start in range(0, len(learner_ids), 500):

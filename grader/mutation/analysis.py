@@ -1,6 +1,8 @@
 """Mutation analysis of an exercise's checks: grade every mutant of its reference, and score the checks.
 
-Every mutant is graded through the real grader and sandbox (the warm path), several at once. A
+Every mutant is graded through the real grader and sandbox (the warm path), several at once, up to
+its first failing check (:func:`grader.grading.grade_until_failure`, in the order of
+:mod:`grader.mutation.killers`): a killed mutant needs nothing more. A
 mutant is killed when its grade is not a pass; it survives when it passes every check. The score
 is killed ÷ non-equivalent: the survivors the exercise accepts as equivalent to the reference
 (``[mutation.equivalent]``) count neither way. A grade the grader could not make (the sandbox
@@ -16,8 +18,10 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
 from grader.exercise import Exercise
-from grader.grading import grade
-from grader.mutation.mutants import Derived, Mutant, derive_mutants
+from grader.grading import grade, grade_until_failure
+from grader.mutation.derivations import derived_mutants
+from grader.mutation.killers import Killers
+from grader.mutation.mutants import Derived, Mutant
 from grader.results import GradeResult, Reason, Status
 
 
@@ -114,13 +118,16 @@ def analyse(
     jailed: bool = True,
     workers: int | None = None,
     on_outcome: Callable[[Outcome], None] | None = None,
+    reference_passes: bool | None = None,
 ) -> Analysis:
     """Grade every mutant of ``exercise``'s reference (``derived``, unless given) and score its checks.
 
     ``on_outcome`` is called, from the calling thread, as each grade finishes, for progress.
+    ``reference_passes`` is whether the reference passes, when the caller graded it already
+    (``mlkata check`` does): it is graded here otherwise.
     """
     reference = exercise.reference_path.read_text(encoding="utf-8")
-    derived = derived if derived is not None else derive_mutants(reference)
+    derived = derived if derived is not None else derived_mutants(reference)
     spec = exercise.config.mutation
     workers = workers or default_workers()
     began = time.monotonic()
@@ -131,17 +138,34 @@ def analyse(
             round(time.monotonic() - began, 2), workers, problem,
         )  # fmt: skip
 
-    baseline = grade(exercise, reference, jailed=jailed)
-    if baseline.status is not Status.PASS:
-        return finish([], f"the reference does not pass ({baseline.reason.value}): no mutant can be scored")
+    if reference_passes is None:
+        baseline = grade(exercise, reference, jailed=jailed)
+        if baseline.status is not Status.PASS:
+            return finish([], f"the reference does not pass ({baseline.reason.value}): no mutant can be scored")
+    elif not reference_passes:
+        return finish([], "the reference does not pass: no mutant can be scored")
+    killers = Killers.learned(exercise)
+
+    def judge(mutant: Mutant) -> GradeResult:
+        first = killers.order_for(mutant.id)
+        result = grade_until_failure(exercise, mutant.source, first, jailed=jailed)
+        if result.status is Status.PASS and first != list(killers.checks):
+            # Checks see the state earlier ones left: a survivor out of order is judged in the exercise's order.
+            return grade_until_failure(exercise, mutant.source, jailed=jailed)
+        return result
+
     order = {m.id: n for n, m in enumerate(derived.mutants)}
     outcomes: list[Outcome] = []
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="mutant") as pool:
-        futures = {pool.submit(grade, exercise, m.source, jailed=jailed): m for m in derived.mutants}
+        futures = {pool.submit(judge, m): m for m in derived.mutants}
         for future in as_completed(futures):
             outcome = Outcome(futures[future], future.result())
             outcomes.append(outcome)
             if on_outcome is not None:
                 on_outcome(outcome)
     outcomes.sort(key=lambda o: order[o.mutant.id])
+    killers.store(
+        ((o.mutant.id, o.result.tests[-1].id) for o in outcomes if o.killed and o.result.tests),
+        (o.mutant.id for o in outcomes if o.graded and not o.killed),
+    )
     return finish(outcomes)

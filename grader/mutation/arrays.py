@@ -95,5 +95,5 @@ def transposes(node: cst.CSTNode, parent: cst.CSTNode | None) -> Iterator[Change
     elif isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.MatrixMultiply):
         for operand in (node.left, node.right):
             if not _is_transpose(operand):
-                transposed = cst.Attribute(value=fit(operand, ATOM), attr=cst.Name("T"))
+                transposed = cst.Attribute(value=fit(operand, ATOM), attr=cst.Name("T"))  # type: ignore[arg-type]  # fit keeps an expression one
                 yield Change(operand, transposed, short(code(operand)), short(code(transposed)))

@@ -7,7 +7,7 @@ makes of that node (none when the node is not its kind).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 import libcst as cst
 
@@ -52,12 +52,12 @@ COMPARISONS = {
 ARRAY_KEYWORDS = frozenset({"axis", "keepdims"})
 
 
-def _symbol(operator: cst.CSTNode, table: dict[str, type]) -> str | None:
+def _symbol(operator: cst.CSTNode, table: Mapping[str, type]) -> str | None:
     return next((symbol for symbol, kind in table.items() if isinstance(operator, kind)), None)
 
 
 def _same_spacing(kind: type, old: cst.CSTNode) -> cst.CSTNode:
-    return kind(whitespace_before=old.whitespace_before, whitespace_after=old.whitespace_after)  # type: ignore[attr-defined]
+    return kind(whitespace_before=old.whitespace_before, whitespace_after=old.whitespace_after)  # type: ignore[attr-defined]  # an operator node
 
 
 def arithmetic(node: cst.CSTNode, parent: cst.CSTNode | None) -> Iterator[Change]:
@@ -78,8 +78,8 @@ def arithmetic(node: cst.CSTNode, parent: cst.CSTNode | None) -> Iterator[Change
         if symbol is None:
             return
         for other in ARITHMETIC[symbol]:
-            changed = node.with_changes(operator=_same_spacing(AUGMENTED[other], node.operator))
-            yield Change(node, changed, f"{symbol}=", f"{other}=")
+            augmented = node.with_changes(operator=_same_spacing(AUGMENTED[other], node.operator))
+            yield Change(node, augmented, f"{symbol}=", f"{other}=")
     elif isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) and integer_value(node) is None:
         # (-1 is a number: the number operator changes it.)
         yield Change(node, node.expression, short(code(node)), short(code(node.expression)))

@@ -85,7 +85,7 @@ def derive_mutants(reference: str) -> Derived:
         for name, operator in OPERATORS.items():
             for change in operator(node, parents.get(node)):
                 new = fit(change.new, slot_precedence(parents.get(change.old), change.old))
-                source = wrapper.module.deep_replace(change.old, new).code  # type: ignore[union-attr]
+                source = wrapper.module.deep_replace(change.old, new).code  # type: ignore[attr-defined]  # deep_replace on a Module gives a Module
                 if source in seen_text:
                     duplicates += 1
                     continue

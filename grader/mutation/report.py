@@ -15,7 +15,8 @@ from rich.text import Text
 
 from grader.exercise import Exercise
 from grader.mutation.analysis import Analysis, Outcome, analyse
-from grader.mutation.mutants import MutationError, derive_mutants
+from grader.mutation.derivations import derived_mutants
+from grader.mutation.mutants import MutationError
 from grader.verify import Finding
 
 INDENT = "      "
@@ -105,16 +106,21 @@ def print_analysis(analysis: Analysis, console: Console) -> None:
         )
 
 
-def analyse_and_report(exercise: Exercise, console: Console, *, jailed: bool = True) -> Finding:
-    """Derive, grade and report the mutants of ``exercise``'s reference; the finding for ``mlkata check``."""
+def analyse_and_report(
+    exercise: Exercise, console: Console, *, jailed: bool = True, reference_passes: bool | None = None
+) -> Finding:
+    """Derive, grade and report the mutants of ``exercise``'s reference; the finding for ``mlkata check``.
+
+    ``reference_passes``: whether the reference passed when the caller graded it (it is not graded again).
+    """
     try:
-        derived = derive_mutants(exercise.reference_path.read_text(encoding="utf-8"))
+        derived = derived_mutants(exercise.reference_path.read_text(encoding="utf-8"))
     except MutationError as exc:
         console.print(f"  [red]✗[/] mutation analysis\n{INDENT}{escape(str(exc))}")
         return Finding(exercise.slug, "mutation analysis", False, str(exc), 0.0)
     left_out = f"{derived.not_compiling} not compiling and {derived.duplicates} duplicates left out"
     console.print(f"  [dim]mutation analysis: {len(derived.mutants)} mutants of reference.py ({left_out})[/]")
     with progress(console, len(derived.mutants)) as advance:
-        analysis = analyse(exercise, derived, jailed=jailed, on_outcome=advance)
+        analysis = analyse(exercise, derived, jailed=jailed, on_outcome=advance, reference_passes=reference_passes)
     print_analysis(analysis, console)
     return finding(analysis)

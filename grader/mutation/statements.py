@@ -31,5 +31,5 @@ def condition(node: cst.CSTNode, parent: cst.CSTNode | None) -> Iterator[Change]
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not) and not test.lpar:
         negated: cst.BaseExpression = test.expression
     else:
-        negated = cst.UnaryOperation(cst.Not(), fit(test, 5))  # type: ignore[arg-type]
+        negated = cst.UnaryOperation(cst.Not(), fit(test, 5))  # type: ignore[arg-type]  # fit keeps an expression one
     yield Change(test, negated, short(code(test)), short(code(negated)))

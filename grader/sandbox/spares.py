@@ -119,6 +119,7 @@ class SpareRuns:
                 if self._closed:
                     return
                 limits, self._wanted = self._wanted, None
+                assert limits is not None  # the wait above ends on a wanted run or on closing
                 if any(run.limits == limits for run in self._ready):
                     self._changed.notify_all()
                     continue

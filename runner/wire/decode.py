@@ -75,7 +75,7 @@ def _read_buffers(sizes: list[int], body: bytes | bytearray, data_start: int) ->
         data = memoryview(body)[data_start:]
     else:
         # One copy for all: the arrays own their memory and are writeable, whatever the sender did.
-        data = memoryview(np.frombuffer(body, np.uint8, offset=data_start).copy())
+        data = np.frombuffer(body, np.uint8, offset=data_start).copy().data
     buffers = []
     offset = 0
     for n in sizes:
@@ -146,7 +146,7 @@ _Refs = dict[int, Any] | None
 
 def _from_tree(node: list[Any] | dict[str, Any], arrays: list[np.ndarray], depth: int, refs: _Refs) -> Any:
     """The value of a list or object ``node`` at ``depth``; other JSON values stand for themselves."""
-    if type(node) is list:
+    if isinstance(node, list):
         return _from_list(node, arrays, depth, refs)
     if len(node) == 1:
         ((tag, inner),) = node.items()

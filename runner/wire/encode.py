@@ -134,7 +134,7 @@ class _Arrays:
             table[index][2] = len(sizes)
             nbytes = array.nbytes
             if nbytes:
-                parts.append(memoryview(array).cast("B"))
+                parts.append(array.data.cast("B"))
             pad = -nbytes % ALIGN
             if pad:
                 parts.append(PADDING[pad])
@@ -160,7 +160,7 @@ def _span(root: np.ndarray, members: list[tuple[int, np.ndarray]]) -> tuple[memo
     if any(offset % member.dtype.alignment for offset, (_, member) in zip(offsets, members, strict=True)):
         return None  # a root that is itself misaligned in memory: the receiver refuses unaligned arrays
     raw = root.reshape(-1).view(np.uint8)
-    return memoryview(raw[low - root_start : high - root_start]), offsets
+    return raw[low - root_start : high - root_start].data, offsets
 
 
 def _address(array: np.ndarray) -> int:
@@ -212,7 +212,7 @@ def _to_tree(value: Any, arrays: _Arrays, depth: int, *, shared: bool = True) ->
     if kind is list or kind is tuple:
         if value and depth >= MAX_DEPTH:
             raise WireError(f"value is nested more than {MAX_DEPTH} levels deep")
-        out = []
+        out: list[Any] = []
         append = out.append
         for item in value:
             item_kind = type(item)

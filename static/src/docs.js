@@ -1,4 +1,4 @@
 // Starts Swagger UI on /docs (a file, because the Content-Security-Policy allows no inline script).
 window.addEventListener("DOMContentLoaded", () => {
-  window.SwaggerUIBundle({ url: "/openapi.json", dom_id: "#swagger-ui", deepLinking: true });
+  /** @type {any} */ (window).SwaggerUIBundle({ url: "/openapi.json", dom_id: "#swagger-ui", deepLinking: true });
 });

@@ -1,9 +1,11 @@
 // Small DOM helpers. Text always goes in with textContent: student output is never parsed as HTML.
 
 /**
- * @param {string} tag
+ * @template {keyof HTMLElementTagNameMap} K
+ * @param {K} tag
  * @param {{className?: string, text?: string, attrs?: Record<string, string>}} [options]
- * @param {Node[]} [children]
+ * @param {(Node | string)[]} [children]
+ * @returns {HTMLElementTagNameMap[K]}
  */
 export function el(tag, { className, text, attrs } = {}, children = []) {
   const node = document.createElement(tag);
@@ -21,6 +23,7 @@ export function byId(id, { optional = false } = {}) {
   return node;
 }
 
+/** @param {number | null | undefined} ms */
 export function formatMs(ms) {
   if (ms == null) return "";
   return ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${Math.round(ms)} ms`;

@@ -45,7 +45,10 @@ const theme = EditorView.theme({
 
 const fontTheme = (px) => EditorView.theme({ "&": { fontSize: `${px}px` } });
 
-/** What every view shares: the language, the colours, the CSP nonce, a focusable scroller. */
+/**
+ * What every view shares: the language, the colours, the CSP nonce, a focusable scroller.
+ * @param {{nonce?: string, label: string, describedBy?: string}} options
+ */
 function common({ nonce, label, describedBy }) {
   return [
     // The page's Content-Security-Policy admits the editor's <style> element by this nonce.
@@ -82,7 +85,7 @@ export function createEditor(parent, { doc, onRun, onChange, label, nonce, descr
         wrapping.of(wrap ? EditorView.lineWrapping : []),
         font.of(fontTheme(fontSize)),
         // Highest precedence: the default keymap binds Mod-Enter to "insert blank line".
-        Prec.highest(keymap.of([{ key: "Mod-Enter", run: () => (onRun(), true), preventDefault: true }])),
+        Prec.highest(keymap.of([{ key: "Mod-Enter", run: () => { onRun(); return true; }, preventDefault: true }])),
         Prec.high(keymap.of([{ key: "Enter", run: newlineAndDedent }])),
         keymap.of([indentWithTab]),
         EditorView.updateListener.of((update) => {

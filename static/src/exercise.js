@@ -35,7 +35,7 @@ if (document.querySelector(".statement .math-inline, .statement .math-display"))
   import("./math.js").then(({ typesetMath }) => typesetMath(byId("pane-statement")));
 }
 
-const isMac = /Mac|iPhone|iPad/.test(navigator.userAgentData?.platform ?? navigator.platform ?? "");
+const isMac = /Mac|iPhone|iPad/.test(/** @type {any} */ (navigator).userAgentData?.platform ?? navigator.platform ?? "");
 for (const key of document.querySelectorAll(".mod-key")) key.textContent = isMac ? "⌘" : "Ctrl";
 
 const layout = new Layout();
@@ -125,8 +125,8 @@ restoreLastRun();
 
 /** The options under "Aa": wrap, vim keys, font size, each remembered. */
 function settings() {
-  const wrap = byId("setting-wrap");
-  const vim = byId("setting-vim");
+  const wrap = /** @type {HTMLInputElement} */ (byId("setting-wrap"));
+  const vim = /** @type {HTMLInputElement} */ (byId("setting-vim"));
   const size = byId("font-size-value");
   wrap.checked = pref("wrap", false);
   vim.checked = pref("vim", false);
@@ -160,6 +160,7 @@ async function hintLevel(url) {
   }
 }
 
+/** @param {{onAccepted?: (accepted: any) => void}} [options] */
 function handlers({ onAccepted } = {}) {
   return {
     accepted: onAccepted,

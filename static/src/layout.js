@@ -9,7 +9,7 @@ const PHONE = window.matchMedia("(max-width: 899px)");
 /**
  * A separator that resizes a pane: dragged with a pointer, or moved with the arrow keys.
  * @param {HTMLElement} divider
- * @param {{name: string, initial: number, min: number, max: number, vertical: boolean, apply: (percent: number) => void, measure: (event: PointerEvent) => number}} options
+ * @param {{name: string, initial: number, min: number, max: number, apply: (percent: number) => void, measure: (event: PointerEvent) => number}} options
  */
 function resizer(divider, { name, initial, min, max, apply, measure }) {
   let value = clamp(pref(name, initial), min, max);
@@ -86,6 +86,8 @@ export function tabs(list, onSelect) {
 
 export class Layout {
   constructor() {
+    /** Told the id of the console tab selected. @type {((id: string) => void) | undefined} */
+    this.onConsoleTab = undefined;
     this.workspace = byId("workspace");
     this.work = byId("work-pane");
     this.paneTabs = byId("pane-tabs");
@@ -115,7 +117,7 @@ export class Layout {
     });
     this.adapt();
     PHONE.addEventListener("change", () => this.adapt());
-    const topbar = document.querySelector(".topbar");
+    const topbar = /** @type {HTMLElement | null} */ (document.querySelector(".topbar"));
     const measure = () => document.documentElement.style.setProperty("--topbar-height", `${topbar?.offsetHeight ?? 0}px`);
     measure();
     window.addEventListener("resize", measure);
@@ -144,7 +146,7 @@ export class Layout {
   showPane(name) {
     this.workspace.dataset.pane = name;
     const tab = this.paneTabs.querySelector(`[data-pane="${name}"]`);
-    for (const other of this.paneTabs.querySelectorAll('[role="tab"]')) {
+    for (const other of /** @type {NodeListOf<HTMLElement>} */ (this.paneTabs.querySelectorAll('[role="tab"]'))) {
       other.setAttribute("aria-selected", String(other === tab));
       other.tabIndex = other === tab ? 0 : -1;
     }

@@ -3,7 +3,7 @@ import katex from "katex";
 
 /** @param {ParentNode} root */
 export function typesetMath(root) {
-  for (const element of root.querySelectorAll(".math-inline, .math-display")) {
+  for (const element of /** @type {NodeListOf<HTMLElement>} */ (root.querySelectorAll(".math-inline, .math-display"))) {
     const tex = element.textContent ?? "";
     try {
       // katex.render builds DOM nodes (no innerHTML), which the Content-Security-Policy allows.

@@ -85,7 +85,7 @@ export class ResultsPanel {
 
   /** The first check still waiting is the one running: say which, on the status line and in its row. */
   markInProgress() {
-    const rows = [...this.list.querySelectorAll("li.check")];
+    const rows = [.../** @type {NodeListOf<HTMLLIElement>} */ (this.list.querySelectorAll("li.check"))];
     for (const row of rows) if (row.dataset.status === "running") this.setRowState(row, "pending");
     const next = rows.find((row) => row.dataset.status === "pending");
     if (!next) {
@@ -116,7 +116,7 @@ export class ResultsPanel {
 
   /** One finished check (a CheckResult of the results contract). */
   check(index, check, shownHints = new Set()) {
-    let item = this.list.querySelector(`li[data-index="${index}"]`);
+    let item = /** @type {HTMLLIElement | null} */ (this.list.querySelector(`li[data-index="${index}"]`));
     if (!item) {
       item = this.row(index, check.name);
       this.list.append(item);
@@ -219,7 +219,7 @@ export class ResultsPanel {
     if (result.mistake?.hint) shownHints.add(result.mistake.hint_id ?? result.mistake.hint);
     if (restoredAt) this.list.replaceChildren();
     for (const [index, check] of (result.tests ?? []).entries()) {
-      const item = this.list.querySelector(`li[data-index="${index}"]`);
+      const item = /** @type {HTMLLIElement | null} */ (this.list.querySelector(`li[data-index="${index}"]`));
       if (!item || item.dataset.status === "pending" || item.dataset.status === "running" || check.hint) this.check(index, check, shownHints);
     }
     if (!result.tests?.length) this.list.replaceChildren();
@@ -246,6 +246,7 @@ export class ResultsPanel {
   }
 
   showRunMessage(result) {
+    /** @type {HTMLElement[]} */
     const children = [el("pre", { className: "run-message-text", text: result.message ?? "The run failed." })];
     if (result.location?.line) children.push(this.lineButton(result.location.line, result.location.column));
     this.runMessage.replaceChildren(...children);

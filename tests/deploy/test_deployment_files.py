@@ -32,7 +32,7 @@ from typer.testing import CliRunner
 from app import main as app_main
 from app.cli import app as cli_app
 from app.settings import Settings
-from grader import cli as grader_cli
+from grader.exercise import DEFAULT_EXERCISES
 
 REPO = Path(__file__).resolve().parents[2]
 OFFICIAL_IMAGES = {"redis:7", "postgres:16"}
@@ -280,7 +280,7 @@ def test_the_image_holds_every_package_pyproject_installs_and_what_the_app_reads
     copied = copied_sources()
     missing = top_level - copied
     assert not missing, f"the Dockerfile does not copy {sorted(missing)}"
-    read_at_run_time = [app_main.TEMPLATES_DIR, grader_cli.DEFAULT_EXERCISES, REPO / "static" / "favicon.svg"]
+    read_at_run_time = [app_main.TEMPLATES_DIR, DEFAULT_EXERCISES, REPO / "static" / "favicon.svg"]
     for path in read_at_run_time:
         assert path.relative_to(REPO).as_posix() in copied, f"the Dockerfile does not copy {path}"
     # pip installs the project from pyproject.toml, which names README.md as its readme.
