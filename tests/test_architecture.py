@@ -27,7 +27,17 @@ REPO = Path(__file__).resolve().parent.parent
 PRODUCT = ("app", "grader", "runner")
 MAX_LINES = 400
 #: What authors use (``mlkata check``, ``mlkata new``) and the web app and the worker do not.
-AUTHORING_TOOLS = ("grader.cli", "grader.mutation", "grader.scaffold", "grader.verify", "libcst", "typer", "rich")
+AUTHORING_TOOLS = (
+    "grader.cli",
+    "grader.mutation",
+    "grader.scaffold",
+    "grader.verify",
+    "grader.verified",
+    "grader.user_cache",
+    "libcst",
+    "typer",
+    "rich",
+)
 
 
 def _modules() -> Iterator[tuple[str, Path]]:
