@@ -5,8 +5,9 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-# pytest workers for `make test`: one per CPU (TEST_WORKERS=0: all in one process). Tests that must not run
-# side by side, or that share what is costly to make, carry the same xdist_group mark and go to one worker.
+# pytest workers for `make test`: one per CPU (TEST_WORKERS=0: all in one process). Each test module goes to
+# one worker whole (--dist loadfile), so what a module makes once (a server, a browser, recorded grades) is
+# made once. Not loadgroup: with pytest 9.2 it no longer groups anything (pytest-xdist issue 1386).
 TEST_WORKERS ?= auto
 
 FRONTEND_DEPS := node_modules/.installed-stamp
@@ -23,7 +24,7 @@ test: install frontend browser-packages
 	$(BIN)/mypy
 	$(MAKE) --no-print-directory lint-frontend test-frontend
 	$(BIN)/mlkata check --mutation
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 # Not a stamp rule: a stamp cannot tell whose virtualenv it sits in. The script checks that $(VENV) was made
 # here, that its Python runs and that mlkata is installed from this checkout; it makes the virtualenv again

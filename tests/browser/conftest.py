@@ -21,14 +21,10 @@ from playwright.sync_api import Browser, Page, Playwright, expect, sync_playwrig
 expect.set_options(timeout=60_000)
 
 
-# tryfirst: before pytest-xdist reads the groups. One worker runs every browser test (pytest -n): each
-# module starts a server and a Chromium of its own, and two at once on a small machine only slow both.
-@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if Path(str(item.fspath)).is_relative_to(Path(__file__).parent):
             item.add_marker(pytest.mark.browser)
-            item.add_marker(pytest.mark.xdist_group("browser"))
 
 
 @pytest.fixture(scope="session")

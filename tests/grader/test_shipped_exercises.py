@@ -15,8 +15,6 @@ from tests.conftest import EXERCISES_DIR, KV_SLUG
 from tests.grader.conftest import ShippedGrades
 
 SLUGS = sorted(load_exercises(EXERCISES_DIR))
-# The session's grades are shared by the module's tests: one worker runs them all (pytest -n).
-pytestmark = pytest.mark.xdist_group("shipped-grades")
 
 
 def test_every_exercise_folder_is_graded_here() -> None:

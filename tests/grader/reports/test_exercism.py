@@ -26,8 +26,6 @@ from grader.results import GradeResult, Mistake, Status
 from tests.conftest import ADDER_FILES, ADDER_TOML
 
 MLKATA = str(Path(sys.executable).with_name("mlkata"))
-# The module's recorded grades are shared by its tests: one worker runs them all (pytest -n).
-pytestmark = pytest.mark.xdist_group("exercism-recorded-grades")
 
 PASSING = "def add(a, b):\n    return a + b\n"
 FAILING = "def add(a, b):\n    return a - b\n"
