@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 
 import httpx
 from api_support import read_events, reference_code, submit
@@ -36,9 +37,15 @@ def test_an_unreachable_component_makes_healthz_fail() -> None:
 def test_metrics_count_submissions_verdicts_and_grading_time(client: httpx.Client) -> None:
     accepted = submit(client, reference_code()).json()
     assert read_events(client, accepted["events_url"])[-1]["data"]["status"] == "pass"
-    response = client.get("/metrics")
-    assert response.status_code == 200 and response.headers["content-type"].startswith("text/plain")
-    lines = set(response.text.splitlines())
+    # The verdict is counted just after its done event is stored: a scrape may come between the two.
+    deadline = time.monotonic() + 30
+    while True:
+        response = client.get("/metrics")
+        assert response.status_code == 200 and response.headers["content-type"].startswith("text/plain")
+        lines = set(response.text.splitlines())
+        if 'mlkata_verdicts_total{reason="passed",status="pass"} 1.0' in lines or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
     assert "mlkata_submissions_total 1.0" in lines
     assert 'mlkata_verdicts_total{reason="passed",status="pass"} 1.0' in lines
     assert "mlkata_grading_seconds_count 1.0" in lines
