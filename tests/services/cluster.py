@@ -144,9 +144,16 @@ class Service:
 
     def stop(self) -> None:
         """SIGTERM, then SIGKILL if it does not end."""
+        self.ask_to_stop()
+        self.wait_stopped()
+
+    def ask_to_stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+
+    def wait_stopped(self) -> None:
         if self.process is None or self.process.poll() is not None:
             return
-        self.process.send_signal(signal.SIGTERM)
         try:
             self.process.wait(timeout=15)
         except subprocess.TimeoutExpired:
@@ -222,8 +229,11 @@ class Cluster:
         wait_for(lambda: _healthy(self.url), _START_SECONDS, "the web server to answer /healthz")
 
     def stop(self) -> None:
+        # All asked at once: each worker finishes the run it holds, side by side rather than one after another.
         for service in [self.web, *self.workers]:
-            service.stop()
+            service.ask_to_stop()
+        for service in [self.web, *self.workers]:
+            service.wait_stopped()
         self.redis.kill()
         self.engine.dispose()
 
