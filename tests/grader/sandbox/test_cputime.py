@@ -6,6 +6,8 @@ directory, as test_cgroups.py does); the runner itself only waits while its chil
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -48,7 +50,10 @@ def counted_by(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
 
 
 def test_the_tree_under_a_process_counts_its_live_children_and_the_ones_it_waited_for() -> None:
-    family = subprocess.Popen([sys.executable, "-I", "-c", FAMILY], stdout=subprocess.PIPE, text=True)
+    # A session of its own, so that the whole family is killed at the end: its computing child never ends.
+    family = subprocess.Popen(
+        [sys.executable, "-I", "-c", FAMILY], stdout=subprocess.PIPE, text=True, start_new_session=True
+    )
     try:
         assert family.stdout is not None and family.stdout.readline() == "ready\n"
         first = tree_cpu_seconds(family.pid)
@@ -58,7 +63,7 @@ def test_the_tree_under_a_process_counts_its_live_children_and_the_ones_it_waite
             time.sleep(0.05)
         assert (tree_cpu_seconds(family.pid) or 0) >= first + 0.2  # the live child's, growing
     finally:
-        family.kill()
+        os.killpg(family.pid, signal.SIGKILL)
         family.wait()
         assert family.stdout is not None
         family.stdout.close()
