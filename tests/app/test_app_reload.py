@@ -129,8 +129,11 @@ def test_edited_exercises_are_reloaded_for_the_pages_and_the_graders(
 
         # Broken: shown with its problem, submissions refused; the other exercise still graded.
         (exercises_dir / "adder" / "checks.py").write_text(CHECKS.replace('"plus"', '"pluss"'))
-        wait_for(lambda: client.get("/exercises/adder").status_code == 409, "the broken exercise")
-        assert f"<pre>{TYPO.replace(chr(39), '&#39;')}</pre>" in client.get("/exercises/adder").text
+        # Waited for by its problem, not its status: a reload may read the file half written (then it has
+        # no check at all, also a 409) before the next reload reads it whole.
+        shown = f"<pre>{TYPO.replace(chr(39), '&#39;')}</pre>"
+        wait_for(lambda: shown in client.get("/exercises/adder").text, "the broken exercise's problem")
+        assert client.get("/exercises/adder").status_code == 409
         assert TYPO in assert_error(submit(client, ADD, slug="adder"), 409)
         assert grades(client, reference_code(), SLUG)[-1]["data"]["status"] == "pass"
 
