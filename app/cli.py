@@ -1,4 +1,4 @@
-"""The ``mlkata`` command: grading commands from ``grader.cli`` plus the server commands.
+"""The ``mlkata`` command: grading commands from ``grader.authoring.cli`` plus the server commands.
 
 Each sub-command defined elsewhere is imported only when it runs (``mlkata grade`` loads the grader,
 not the web app; ``mlkata --help`` loads neither): :data:`ELSEWHERE` says where it lives and what
@@ -24,21 +24,21 @@ if TYPE_CHECKING:
 #: or the command's function. tests/app/test_app_cli.py keeps each line the first paragraph of its help.
 ELSEWHERE: dict[str, tuple[str, str, str]] = {
     "grade": (
-        "grader.cli", "app",
+        "grader.authoring.cli", "app",
         "Grade a solution. Exit 0 when every check passes, 1 when it fails, 2 on a usage or infrastructure problem.",
     ),
     "check": (
-        "grader.cli", "app",
+        "grader.authoring.cli", "app",
         "Verify exercises: they load, the statement's math typesets, the reference passes, the try example runs on "
         "it, the starter and every mutant fail (and, with --mutation, the checks kill enough mutants derived from "
         "the reference).",
     ),
     "new": (
-        "grader.cli", "app",
+        "grader.authoring.cli", "app",
         "Create a new exercise folder: a working example that `mlkata check` accepts, to replace file by file.",
     ),
     "doctor": (
-        "grader.cli", "app",
+        "grader.authoring.cli", "app",
         "Show which sandbox protections are active on this host. Exit 1 if a required one is missing.",
     ),
     "regrade": (

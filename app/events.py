@@ -27,12 +27,12 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.models import Submission, SubmissionEvent
-from grader.caps import OUTPUT_CHARS, cap_text
-from grader.events import EventType
+from grader.results.caps import OUTPUT_CHARS, cap_text
+from grader.results.events import EventType
 
 log = logging.getLogger(__name__)
 
-#: The largest event kept. The grader already caps every part of a result (grader/caps.py), so this
+#: The largest event kept. The grader already caps every part of a result (grader/results/caps.py), so this
 #: only guards the database and every stream that replays it against an event nothing else bounded.
 MAX_EVENT_BYTES = 2 << 20
 

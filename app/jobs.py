@@ -24,7 +24,10 @@ from app.events import EventLog
 from app.logs import submission_context
 from app.metrics import Metrics
 from app.models import Progress, Submission, SubmissionKind, SubmissionStatus, utcnow
-from grader.events import (
+from grader.exercise.model import Exercise
+from grader.grading.engine import Stop, grade
+from grader.grading.playground import try_solution
+from grader.results.events import (
     CheckData,
     CheckFinished,
     DoneData,
@@ -39,11 +42,8 @@ from grader.events import (
     ValueData,
     ValueShown,
 )
-from grader.exercise import Exercise
-from grader.grading import Stop, grade
-from grader.playground import try_solution
-from grader.results import GradeResult, Reason, Status
-from grader.tried import TryResult
+from grader.results.records import GradeResult, Reason, Status
+from grader.results.tried import TryResult
 
 log = logging.getLogger(__name__)
 

@@ -41,7 +41,7 @@ from app.settings import Settings
 from app.stopping import StopRequests
 from app.submissions import RateLimit, Submissions
 from app.sweeper import Maintenance, Sweeper
-from grader.exercise import Exercise, load_each_exercise
+from grader.exercise.model import Exercise, load_each_exercise
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATES_DIR = ROOT / "templates"

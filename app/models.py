@@ -86,7 +86,7 @@ class Submission(Base):
     # Who sent it, for the per-address rate limit: a hash of the client's address keyed with the
     # server's secret key (app.learners.ClientAddresses), never the address itself.
     client_key: Mapped[str | None] = mapped_column(String(32), default=None)
-    # The content hash of the exercise folder it was graded against (grader.versions), set with the verdict.
+    # The content hash of the exercise folder it was graded against (grader.exercise.versions), set with the verdict.
     exercise_version: Mapped[str | None] = mapped_column(String(16), default=None)
     # A regrade is a copy of an earlier submission, graded again through the queue: the original keeps
     # its verdict, this row holds the new one. ``regrade_batch`` groups one `mlkata regrade` run.

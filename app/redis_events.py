@@ -19,7 +19,7 @@ import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
 from app.events import StoredEvent
-from grader.events import EventType
+from grader.results.events import EventType
 
 log = logging.getLogger(__name__)
 

@@ -19,8 +19,8 @@ from app.settings import Settings
 from app.stopping import StopRequests
 from app.submissions import Submissions
 from app.sweeper import Maintenance
-from grader.derived import prepare_in_background
-from grader.exercise import Exercise
+from grader.exercise.model import Exercise
+from grader.grading.mistakes.derived import prepare_in_background
 
 
 @dataclass

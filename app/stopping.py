@@ -18,11 +18,11 @@ from redis.exceptions import RedisError
 from app.events import EventLog
 from app.jobs import GradingJobs, internal_error
 from app.models import Submission, SubmissionKind
-from grader.events import EventType
-from grader.exercise import Exercise
-from grader.grading import stopped_result
-from grader.results import CheckResult, Reason, Status
-from grader.tried import TriedValue, TryResult
+from grader.exercise.model import Exercise
+from grader.grading.engine import stopped_result
+from grader.results.events import EventType
+from grader.results.records import CheckResult, Reason, Status
+from grader.results.tried import TriedValue, TryResult
 
 log = logging.getLogger(__name__)
 

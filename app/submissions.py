@@ -20,8 +20,8 @@ from app.fairness import WaitingRuns, exclusive
 from app.learners import ensure_learner
 from app.models import Progress, Submission, SubmissionKind, SubmissionStatus, utcnow
 from app.queue import SubmissionQueue
-from grader.events import EventType, QueuedData
-from grader.results import student_document
+from grader.results.events import EventType, QueuedData
+from grader.results.records import student_document
 
 log = logging.getLogger(__name__)
 

@@ -23,7 +23,7 @@ from app.jobs import GradingJobs, internal_error
 from app.metrics import Metrics
 from app.models import Submission, SubmissionStatus, utcnow
 from app.redis_queue import RedisQueue
-from grader.events import EventType, QueuedData
+from grader.results.events import EventType, QueuedData
 
 log = logging.getLogger(__name__)
 

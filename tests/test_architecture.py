@@ -28,12 +28,12 @@ PRODUCT = ("app", "grader", "runner")
 MAX_LINES = 400
 #: What authors use (``mlkata check``, ``mlkata new``) and the web app and the worker do not.
 AUTHORING_TOOLS = (
-    "grader.cli",
-    "grader.mutation",
-    "grader.scaffold",
-    "grader.verify",
-    "grader.verified",
-    "grader.user_cache",
+    "grader.authoring.cli",
+    "grader.authoring.mutation",
+    "grader.authoring.scaffold",
+    "grader.authoring.verify",
+    "grader.authoring.verified",
+    "grader.authoring.user_cache",
     "libcst",
     "typer",
     "rich",
@@ -145,7 +145,7 @@ def test_imports_run_one_way_along_the_flow() -> None:
             for imported, _, line in _imports(path)
             if _top(imported) in PRODUCT
             # The sandbox reads an exercise's limits (plain data), nothing else of the grader.
-            and not (own == 1 and imported == "grader.limits")
+            and not (own == 1 and imported == "grader.sandbox.limits")
             and _layer(imported) > own
         ]
         if upward:
@@ -180,7 +180,7 @@ def test_the_architecture_guide_names_every_module() -> None:
 def test_the_web_app_and_the_worker_never_import_the_authoring_tools() -> None:
     """Checked in a fresh interpreter, so what any module imports, directly or through a library, counts.
 
-    Deriving mistakes (grader.derived) imports the mutant derivation when a grading process first
+    Deriving mistakes (grader.grading.mistakes.derived) imports the mutant derivation when a grading process first
     needs it, on its background thread: that is grading, done after start-up, not an import.
     """
     probe = (

@@ -21,10 +21,10 @@ from app.queue import QueueFull
 from app.reload import LiveExercises
 from app.services import Services, services
 from app.submissions import RateLimited, public_view
-from grader.events import EventType
-from grader.playground import MAX_INPUTS_BYTES
-from grader.reports.exercism import to_exercism
-from grader.results import GradeResult
+from grader.grading.playground import MAX_INPUTS_BYTES
+from grader.results.events import EventType
+from grader.results.records import GradeResult
+from grader.results.reports.exercism import to_exercism
 
 router = APIRouter(tags=["submissions"])
 ServicesDep = Annotated[Services, Depends(services)]

@@ -23,7 +23,7 @@ from app.courses.runs import load_runs, stopped
 from app.models import Enrollment, Progress, Submission, SubmissionKind, SubmissionStatus, User
 from app.services import Services
 from app.submissions import as_utc
-from grader.events import EventType, QueuedData
+from grader.results.events import EventType, QueuedData
 
 _FINISHED = [SubmissionStatus.PASS.value, SubmissionStatus.FAIL.value, SubmissionStatus.ERROR.value]
 Which = Literal["all", "latest"]

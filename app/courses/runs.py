@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app.models import Submission, SubmissionKind, SubmissionStatus
 from app.submissions import as_utc
-from grader.results import Reason
+from grader.results.records import Reason
 
 _FINISHED = [SubmissionStatus.PASS.value, SubmissionStatus.FAIL.value, SubmissionStatus.ERROR.value]
 

@@ -18,8 +18,8 @@ import os
 import time
 from collections.abc import Callable
 
-from grader.limits import Limits
 from grader.sandbox.endings import Ending
+from grader.sandbox.limits import Limits
 
 #: However little CPU time is left, looks at it are this far apart at least; however much, at most this far.
 SOONEST_LOOK = 0.01

@@ -15,13 +15,13 @@ import subprocess
 import sys
 import time
 
-from grader.limits import Limits
 from grader.sandbox import cgroups, seccomp
 from grader.sandbox.bwrap import jail_command, runner_program
 from grader.sandbox.channel import CapturedOutput, Channel, message_pipe
 from grader.sandbox.clock import RunClock
 from grader.sandbox.cputime import RunCpu
 from grader.sandbox.endings import Ending, RunnerDied, ended
+from grader.sandbox.limits import Limits
 from grader.sandbox.policy import ENVIRONMENT, MAX_REQUEST_BYTES, RUNNER_DIR, RunPolicy
 from grader.sandbox.uids import UidSlot, acquire_uid_slot
 

@@ -13,11 +13,11 @@ import subprocess
 from dataclasses import dataclass
 from typing import Any
 
-from grader.limits import Limits
 from grader.sandbox import cgroups, cputime, seccomp
 from grader.sandbox.bwrap import bwrap_path
 from grader.sandbox.clock import RunClock
 from grader.sandbox.endings import RunnerDied, SandboxUnavailable
+from grader.sandbox.limits import Limits
 from grader.sandbox.policy import memory_limit_mb, pids_limit
 from grader.sandbox.runs import Run, start_runner
 from runner import protocol, wire

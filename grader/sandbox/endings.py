@@ -6,7 +6,7 @@ import enum
 import signal
 from dataclasses import dataclass, field
 
-from grader.limits import Limits
+from grader.sandbox.limits import Limits
 
 
 class SandboxUnavailable(RuntimeError):

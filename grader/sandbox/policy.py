@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.limits import Limits
+from grader.sandbox.limits import Limits
 
 #: The runner package on the host, and where a run sees it (as ``runner`` in JAIL_LIB) and numpy (read-only).
 RUNNER_DIR = Path(__file__).resolve().parents[2] / "runner"

@@ -12,9 +12,9 @@ import threading
 from collections.abc import Callable
 from typing import Generic, Protocol, TypeVar
 
-from grader.limits import Limits
 from grader.sandbox.background import Background
 from grader.sandbox.endings import SandboxUnavailable
+from grader.sandbox.limits import Limits
 from grader.sandbox.spares import Spare, SpareRuns
 
 POOL_SIZE = 8

@@ -6,11 +6,11 @@ import os
 import threading
 from typing import Protocol
 
-from grader.limits import Limits
 from grader.sandbox.cgroups import RunCgroup
 from grader.sandbox.channel import CapturedOutput
 from grader.sandbox.clock import RunClock
 from grader.sandbox.cold import ColdRun
+from grader.sandbox.limits import Limits
 from grader.sandbox.pool import POOL_SIZE, SPARE_RUNS, ZygotePool
 from grader.sandbox.warm import WarmRun
 from grader.sandbox.zygote import Zygote

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
-from grader.limits import Limits
+from grader.sandbox.limits import Limits
 
 log = logging.getLogger(__name__)
 _JOIN_SECONDS = 10.0

@@ -24,12 +24,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
-from grader.limits import Limits
 from grader.sandbox import cgroups, cores, seccomp
 from grader.sandbox.channel import CapturedOutput, Channel, message_pipe
 from grader.sandbox.clock import RunClock
 from grader.sandbox.cputime import RunCpu
 from grader.sandbox.endings import Ending, RunnerDied, SandboxUnavailable, ended
+from grader.sandbox.limits import Limits
 from grader.sandbox.policy import MAX_REQUEST_BYTES, RunPolicy
 from grader.sandbox.spares import NoIdleZygote
 from grader.sandbox.zygote import Message, Zygote, ZygoteLost

@@ -18,9 +18,9 @@ import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from grader.limits import Limits
 from grader.sandbox.bwrap import jail_command, zygote_program
 from grader.sandbox.endings import SandboxUnavailable
+from grader.sandbox.limits import Limits
 from grader.sandbox.policy import ENVIRONMENT, ZYGOTE_OPEN_FILES, ZYGOTE_PROCESSES, RunPolicy
 from grader.sandbox.uids import UidSlot, acquire_uid_slot
 

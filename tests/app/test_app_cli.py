@@ -47,6 +47,14 @@ def test_mlkata_help_imports_no_command_defined_elsewhere() -> None:
 
 def test_mlkata_grade_loads_neither_the_server_nor_mutation_analysis() -> None:
     loaded = _loaded_after("from app.cli import load_command\nload_command('grade')")
-    assert "grader.grading" in loaded
-    heavy = ("app.main", "app.db", "fastapi", "sqlalchemy", "grader.mutation", "libcst", "grader.scaffold")
+    assert "grader.grading.engine" in loaded
+    heavy = (
+        "app.main",
+        "app.db",
+        "fastapi",
+        "sqlalchemy",
+        "grader.authoring.mutation",
+        "libcst",
+        "grader.authoring.scaffold",
+    )
     assert not [m for m in loaded if m.startswith(heavy)]

@@ -1,4 +1,4 @@
-"""Stored events: an event nothing else bounded is not kept whole; names and data are grader.events'."""
+"""Stored events: an event nothing else bounded is not kept whole; names and data are grader.results.events'."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from api_support import mutant_code, read_events, reference_code, submit
 
 from app.db import make_engine, make_sessionmaker, upgrade
 from app.events import MAX_EVENT_BYTES, EventLog, Notifier, bounded_event
-from grader.events import EVENT_DATA, EventType
+from grader.results.events import EVENT_DATA, EventType
 
 
 def test_an_event_within_the_cap_is_kept_as_it_is() -> None:

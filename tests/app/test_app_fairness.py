@@ -16,7 +16,7 @@ from app.fairness import WaitingRun, WaitingRuns, round_robin
 from app.jobs import GradingJobs
 from app.learners import ensure_learner
 from app.models import Submission
-from grader.exercise import Exercise
+from grader.exercise.model import Exercise
 
 Sessions = sessionmaker[Session]
 T0 = datetime(2025, 1, 1, tzinfo=UTC)

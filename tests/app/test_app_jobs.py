@@ -18,8 +18,8 @@ from app.events import EventLog, Notifier
 from app.jobs import GradingJobs, internal_error
 from app.learners import ensure_learner
 from app.models import Submission, SubmissionEvent, utcnow
-from grader.exercise import Exercise
-from grader.results import GradeResult, Reason, Status
+from grader.exercise.model import Exercise
+from grader.results.records import GradeResult, Reason, Status
 
 Sessions = sessionmaker[Session]
 

@@ -19,7 +19,7 @@ from app.courses.runs import load_runs
 from app.db import make_engine, make_sessionmaker, upgrade
 from app.models import Learner, Progress, Role, Submission, User
 from app.settings import Settings
-from grader.versions import folder_version
+from grader.exercise.versions import folder_version
 
 RIGHT = "def add(a, b):\n    return a + b\n"
 FLOATS = "def add(a, b):\n    return int(float(a) + float(b))\n"  # wrong past 2**53: fails the huge-number check

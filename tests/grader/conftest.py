@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from grader.exercise import Exercise, load_exercise, load_exercises
-from grader.grading import grade
-from grader.results import GradeResult
+from grader.exercise.model import Exercise, load_exercise, load_exercises
+from grader.grading.engine import grade
+from grader.results.records import GradeResult
 
 EXERCISES = Path(__file__).resolve().parents[2] / "exercises"
 KV_EXERCISE = EXERCISES / "kv-cache-decoding"

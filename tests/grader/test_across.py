@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from grader.across import symptom_across
-from grader.fingerprints import KnownMistake
-from grader.proxy import Call
+from grader.grading.mistakes.across import symptom_across
+from grader.grading.mistakes.fingerprints import KnownMistake
+from grader.grading.proxy import Call
 
 APPEND = """
 def append(cache, row):

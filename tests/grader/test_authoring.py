@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from grader.checks import check_rng
-from grader.exercise import ExerciseError, load_exercise
-from grader.grading import grade
-from grader.results import Reason, Status
+from grader.exercise.model import ExerciseError, load_exercise
+from grader.grading.engine import grade
+from grader.results.records import Reason, Status
 
 MLKATA = str(Path(sys.executable).with_name("mlkata"))
 RIGHT = "def add(a, b):\n    return a + b\n"

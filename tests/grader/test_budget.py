@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from grader.budget import BudgetExceeded, CheckBudget
+from grader.grading.budget import BudgetExceeded, CheckBudget
 
 
 def _spin(seconds: float) -> None:

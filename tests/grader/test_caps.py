@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from grader.caps import MESSAGE_CHARS, RESULT_BYTES, cap_text, fit_result
-from grader.results import CheckResult, GradeResult, Reason, Status
+from grader.results.caps import MESSAGE_CHARS, RESULT_BYTES, cap_text, fit_result
+from grader.results.records import CheckResult, GradeResult, Reason, Status
 
 
 def _check(n: int, message: str, output: str) -> CheckResult:

@@ -7,7 +7,7 @@ import time
 import numpy as np
 import pytest
 
-from grader.display import VALUE_CHARS, describe_kind, show_keys, show_value
+from grader.results.display import VALUE_CHARS, describe_kind, show_keys, show_value
 
 
 def test_small_values_read_as_python_writes_them() -> None:

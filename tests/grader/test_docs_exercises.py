@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from grader.exercise import ExerciseConfig, FunctionSpec, MutantSpec
-from grader.limits import Limits
+from grader.exercise.model import ExerciseConfig, FunctionSpec, MutantSpec
+from grader.sandbox import Limits
 from grader.sandbox.policy import HEADROOM_MB, memory_limit_mb, pids_limit
 
 ROOT = Path(__file__).resolve().parents[2]

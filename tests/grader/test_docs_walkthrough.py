@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.exercise import load_exercise
-from grader.verify import verify_exercise
+from grader.authoring.verify import verify_exercise
+from grader.exercise.model import load_exercise
 
 GUIDE = Path(__file__).resolve().parents[2] / "docs" / "exercises.md"
 MLKATA = str(Path(sys.executable).with_name("mlkata"))

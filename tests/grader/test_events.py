@@ -1,4 +1,4 @@
-"""The event vocabulary is defined once (grader/events.py): every copy and every part agrees with it."""
+"""The event vocabulary is defined once (grader/results/events.py): every copy and every part agrees with it."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import re
 import typing
 from pathlib import Path
 
-from grader.events import EVENT_DATA, EventType, GradeEvent, TrySink
+from grader.results.events import EVENT_DATA, EventType, GradeEvent, TrySink
 
 REPO = Path(__file__).resolve().parents[2]
 RUNS_JS = REPO / "static" / "src" / "runs.js"

@@ -11,11 +11,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from grader import grading
-from grader.exercise import Exercise
-from grader.fingerprints import same_answer
-from grader.grading import grade
-from grader.results import Status
+from grader.exercise.model import Exercise
+from grader.grading import engine as grading
+from grader.grading.engine import grade
+from grader.grading.mistakes.fingerprints import same_answer
+from grader.results.records import Status
 
 WRONG = Path(__file__).resolve().parent / "wrong_solutions"
 EXPECTED = {

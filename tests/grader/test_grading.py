@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
-from grader import grading
-from grader.events import CheckFinished, Finished, OutputProduced, Started
-from grader.exercise import Exercise, load_exercise
-from grader.grading import Stop, grade
-from grader.results import Reason, Status
-from grader.session import SolutionSession
+from grader.exercise.model import Exercise, load_exercise
+from grader.grading import engine as grading
+from grader.grading.engine import Stop, grade
+from grader.grading.session import SolutionSession
+from grader.results.events import CheckFinished, Finished, OutputProduced, Started
+from grader.results.records import Reason, Status
 from tests.grader.conftest import KV_EXERCISE, copy_with_limits
 
 CORRECT_BUT_DIFFERENT = '''

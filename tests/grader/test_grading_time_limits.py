@@ -11,9 +11,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from grader.exercise import Exercise, load_exercise
-from grader.grading import grade
-from grader.results import Reason, Status
+from grader.exercise.model import Exercise, load_exercise
+from grader.grading.engine import grade
+from grader.results.records import Reason, Status
 from tests.conftest import ADDER_TOML
 
 MakeExercise = Callable[..., Path]

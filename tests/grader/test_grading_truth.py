@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from grader import grading
-from grader.exercise import Exercise, load_exercise
-from grader.grading import grade
-from grader.results import Reason, Status
+from grader.exercise.model import Exercise, load_exercise
+from grader.grading import engine as grading
+from grader.grading.engine import grade
+from grader.results.records import Reason, Status
 
 FORGETS_THE_TWO = """
 import numpy as np

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from grader import katex
-from grader.katex import KatexUnavailable, MathSpan, math_problems, math_spans
+from grader.authoring import katex
+from grader.authoring.katex import KatexUnavailable, MathSpan, math_problems, math_spans
 from tests.conftest import EXERCISES_DIR
 
 MLKATA = str(Path(sys.executable).with_name("mlkata"))

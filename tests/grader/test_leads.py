@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from grader.exercise import Exercise, load_exercise
-from grader.leads import name_mistakes
-from grader.results import CheckResult, Reason, Status
+from grader.exercise.model import Exercise, load_exercise
+from grader.grading.mistakes.leads import name_mistakes
+from grader.results.records import CheckResult, Reason, Status
 
 KV = Path(__file__).resolve().parents[2] / "exercises" / "kv-cache-decoding"
 

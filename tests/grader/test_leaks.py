@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from grader.leaks import leaks
-from grader.proxy import Call
+from grader.grading.leaks import leaks
+from grader.grading.proxy import Call
 
 
 def _call(*args: object, value: object = None) -> Call:

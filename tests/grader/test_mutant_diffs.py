@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from grader.exercise import ExerciseError, load_exercise
-from grader.grading import grade
-from grader.patches import PatchError, apply_diff
+from grader.exercise.model import ExerciseError, load_exercise
+from grader.exercise.patches import PatchError, apply_diff
+from grader.grading.engine import grade
 
 MLKATA = str(Path(sys.executable).with_name("mlkata"))
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from grader.exercise import Exercise
-from grader.playground import try_solution
-from grader.results import Reason
+from grader.exercise.model import Exercise
+from grader.grading.playground import try_solution
+from grader.results.records import Reason
 
 RIGHT = "def add(a, b):\n    return a + b\n"
 

@@ -7,9 +7,9 @@ from contextlib import contextmanager
 
 import pytest
 
-from grader.limits import Limits
-from grader.proxy import Student
-from grader.session import SolutionRaised, SolutionSession
+from grader.grading.proxy import Student
+from grader.grading.session import SolutionRaised, SolutionSession
+from grader.sandbox import Limits
 
 SOLUTION = "def square(x):\n    if x < 0:\n        raise ValueError('negative')\n    return x * x\n"
 

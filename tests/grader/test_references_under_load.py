@@ -16,10 +16,10 @@ import time
 
 import pytest
 
-from grader.exercise import Exercise, load_exercise
-from grader.grading import grade
-from grader.limits import Limits
-from grader.results import Reason, Status
+from grader.exercise.model import Exercise, load_exercise
+from grader.grading.engine import grade
+from grader.results.records import Reason, Status
+from grader.sandbox import Limits
 from tests.conftest import EXERCISES_DIR
 from tests.grader.conftest import copy_with_limits
 

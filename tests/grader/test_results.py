@@ -8,9 +8,9 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from grader.exercise import Exercise
-from grader.grading import grade
-from grader.results import CheckResult, GradeResult, Reason
+from grader.exercise.model import Exercise
+from grader.grading.engine import grade
+from grader.results.records import CheckResult, GradeResult, Reason
 
 SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "grader" / "results.schema.json").read_text())
 

@@ -7,8 +7,8 @@ import sys
 import tomllib
 from pathlib import Path
 
-from grader.exercise import load_exercise
-from grader.katex import math_spans
+from grader.authoring.katex import math_spans
+from grader.exercise.model import load_exercise
 
 MLKATA = str(Path(sys.executable).with_name("mlkata"))
 

@@ -7,9 +7,8 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 
-from grader.limits import Limits
-from grader.sandbox import Ending, RunnerDied
-from grader.session import SolutionRaised, SolutionSession, SolutionSyntaxError, UnsupportedValue
+from grader.grading.session import SolutionRaised, SolutionSession, SolutionSyntaxError, UnsupportedValue
+from grader.sandbox import Ending, Limits, RunnerDied
 
 SOLUTION = """
 import numpy as np

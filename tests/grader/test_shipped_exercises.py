@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from grader.exercise import load_exercises
-from grader.results import Reason, Status
+from grader.exercise.model import load_exercises
+from grader.results.records import Reason, Status
 from tests.conftest import EXERCISES_DIR, KV_SLUG
 from tests.grader.conftest import ShippedGrades
 

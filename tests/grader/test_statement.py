@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from grader.statement import StatementError, render_statement
+from grader.exercise.statement import StatementError, render_statement
 
 
 def test_math_is_kept_as_escaped_tex_for_the_page_to_typeset() -> None:

@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from grader.exercise import Exercise, load_exercise
-from grader.grading import grade
-from grader.results import Status
+from grader.exercise.model import Exercise, load_exercise
+from grader.grading.engine import grade
+from grader.results.records import Status
 
 ROOT = Path(__file__).resolve().parent / "student_mistakes"
 EXERCISES = Path(__file__).resolve().parents[2] / "exercises"

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from grader.symptoms import (
+from grader.grading.symptoms import (
     KINDS,
     LABELS,
     SENTENCES,

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from grader.exercise import Exercise
-from grader.playground import try_solution
-from grader.tried import VALUE_TEXT_CHARS, TriedValue
+from grader.exercise.model import Exercise
+from grader.grading.playground import try_solution
+from grader.results.tried import VALUE_TEXT_CHARS, TriedValue
 
 RIGHT = "def add(a, b):\n    return a + b\n"
 

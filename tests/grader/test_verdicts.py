@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from grader import verdicts
-from grader.limits import Limits
-from grader.results import Reason, Status
-from grader.sandbox import Ending, RunnerDied
+from grader.grading import verdicts
+from grader.results.records import Reason, Status
+from grader.sandbox import Ending, Limits, RunnerDied
 
 LIMITS = Limits(time_seconds=2, memory_mb=256, output_kb=8)
 

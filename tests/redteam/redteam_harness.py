@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader import sandbox
-from grader.exercise import Exercise, load_exercise
-from grader.grading import grade
-from grader.results import GradeResult, Reason
+from grader.exercise.model import Exercise, load_exercise
+from grader.grading.engine import grade
+from grader.results.records import GradeResult, Reason
 from grader.sandbox import cgroups
 from grader.sandbox.uids import FIRST_UID, SLOT_COUNT
 

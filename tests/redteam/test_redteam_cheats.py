@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from redteam_harness import GradeHostile, Secrets, grade_hostile
 
-from grader.exercise import Exercise
-from grader.results import Reason, Status
+from grader.exercise.model import Exercise
+from grader.results.records import Reason, Status
 
 pytestmark = pytest.mark.redteam
 
@@ -147,7 +147,7 @@ def test_reading_checks_reference_secrets_proc_and_environment_finds_nothing(
     for target in (
         "checks.py",
         "reference.py",
-        "grader/grading.py",
+        "grader/grading/engine.py",
         "secret.txt",
         "/etc/shadow",
         "/proc/1/environ",

@@ -14,9 +14,9 @@ from redteam_harness import (
     read_submission,
 )
 
-from grader.exercise import Exercise
-from grader.grading import grade
-from grader.results import GradeResult, Reason, Status
+from grader.exercise.model import Exercise
+from grader.grading.engine import grade
+from grader.results.records import GradeResult, Reason, Status
 
 pytestmark = pytest.mark.redteam
 

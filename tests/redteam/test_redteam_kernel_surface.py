@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from redteam_harness import Graded, GradeHostile
 
-from grader.results import Reason, Status
+from grader.results.records import Reason, Status
 from grader.sandbox import seccomp
 
 pytestmark = pytest.mark.redteam

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from redteam_harness import GradeHostile, read_submission
 
-from grader.results import Reason, Status
+from grader.results.records import Reason, Status
 
 pytestmark = pytest.mark.redteam
 

@@ -12,7 +12,7 @@ import pytest
 from redteam_harness import REPO as REPO_ROOT
 from redteam_harness import GradeHostile
 
-from grader.results import Reason, Status
+from grader.results.records import Reason, Status
 from grader.sandbox import cgroups
 
 pytestmark = pytest.mark.redteam

@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 from redteam_harness import REPO, GradeHostile, Secrets, grade_hostile, read_submission
 
-from grader.caps import MESSAGE_CHARS, RESULT_BYTES
-from grader.exercise import Exercise, load_exercises
-from grader.results import Reason, Status
+from grader.exercise.model import Exercise, load_exercises
+from grader.results.caps import MESSAGE_CHARS, RESULT_BYTES
+from grader.results.records import Reason, Status
 from runner import wire
 
 pytestmark = pytest.mark.redteam

@@ -21,7 +21,7 @@ from app.models import Submission, utcnow
 from app.redis_events import RedisEventFeed
 from app.redis_queue import GROUP, RedisQueue
 from app.sweeper import Sweeper
-from grader.exercise import Exercise
+from grader.exercise.model import Exercise
 
 pytestmark = pytest.mark.services
 

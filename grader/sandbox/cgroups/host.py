@@ -18,13 +18,13 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.limits import Limits
 from grader.sandbox.cgroups.enclosing import Enclosing, own_enclosing_limits
 from grader.sandbox.cgroups.files import read_words, write
 from grader.sandbox.cgroups.run import CgroupError, RunCgroup
 from grader.sandbox.cgroups.v1 import CONTROLLERS as V1_CONTROLLERS
 from grader.sandbox.cgroups.v1 import V1RunCgroup
 from grader.sandbox.cgroups.v2 import UNIFIED, V2RunCgroup
+from grader.sandbox.limits import Limits
 
 log = logging.getLogger(__name__)
 

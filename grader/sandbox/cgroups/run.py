@@ -13,8 +13,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from grader.limits import Limits
 from grader.sandbox.cgroups.files import write
+from grader.sandbox.limits import Limits
 
 if TYPE_CHECKING:
     from grader.sandbox.cgroups.host import Host

@@ -20,9 +20,9 @@ import threading
 import time
 from pathlib import Path
 
-from grader.limits import Limits
 from grader.sandbox.cgroups.files import flat_keyed, write
 from grader.sandbox.cgroups.run import RunCgroup
+from grader.sandbox.limits import Limits
 from grader.sandbox.policy import memory_limit_mb, pids_limit
 
 log = logging.getLogger(__name__)

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import contextlib
 
-from grader.limits import Limits
 from grader.sandbox.cgroups.files import flat_keyed, write
 from grader.sandbox.cgroups.run import RunCgroup
+from grader.sandbox.limits import Limits
 from grader.sandbox.policy import memory_limit_mb, pids_limit
 
 UNIFIED = "unified"

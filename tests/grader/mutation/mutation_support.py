@@ -6,8 +6,8 @@ import textwrap
 from collections.abc import Callable
 from pathlib import Path
 
-from grader.exercise import Exercise, load_exercise
-from grader.mutation import derive_mutants
+from grader.authoring.mutation import derive_mutants
+from grader.exercise.model import Exercise, load_exercise
 
 
 def changed_lines(source: str, operator: str) -> dict[str, str]:

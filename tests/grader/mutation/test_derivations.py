@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.mutation import derivations, derive_mutants, derived_mutants
+from grader.authoring.mutation import derivations, derive_mutants, derived_mutants
 
 REFERENCE = "def add(a, b):\n    return a + b\n"
 

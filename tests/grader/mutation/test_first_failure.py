@@ -11,13 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from grader import grading, user_cache
-from grader.check_run import Checked
-from grader.exercise import Exercise, load_exercise
-from grader.grading import grade, grade_until_failure
-from grader.mutation import Killers, analyse, derive_mutants
-from grader.mutation import analysis as analysis_module
-from grader.results import GradeResult, Status
+from grader.authoring import user_cache
+from grader.authoring.mutation import Killers, analyse, derive_mutants
+from grader.authoring.mutation import analysis as analysis_module
+from grader.exercise.model import Exercise, load_exercise
+from grader.grading import engine as grading
+from grader.grading.check_run import Checked
+from grader.grading.engine import grade, grade_until_failure
+from grader.results.records import GradeResult, Status
 
 THREE_CHECKS = """\
 from grader.checks import check, expect_integer

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from grader.mutation import MutationError, derive_mutants
+from grader.authoring.mutation import MutationError, derive_mutants
 from tests.conftest import EXERCISES_DIR, KV_SLUG
 
 KV_REFERENCE = (EXERCISES_DIR / KV_SLUG / "reference.py").read_text(encoding="utf-8")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import textwrap
 
-from grader.mutation import OPERATORS, derive_mutants
+from grader.authoring.mutation import OPERATORS, derive_mutants
 
 #: A little of everything the operators change.
 SAMPLE = textwrap.dedent(

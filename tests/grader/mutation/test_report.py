@@ -8,8 +8,8 @@ from pathlib import Path
 
 from rich.console import Console
 
-from grader.mutation import analyse, finding, print_analysis
-from grader.mutation.report import floored, progress
+from grader.authoring.mutation import analyse, finding, print_analysis
+from grader.authoring.mutation.report import floored, progress
 from tests.grader.mutation.mutation_support import SURVIVOR, weak_exercise
 
 

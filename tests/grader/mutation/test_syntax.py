@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import libcst as cst
 
-from grader.mutation.syntax import between, code, fit, integer_value, number, precedence, short, slot_precedence
+from grader.authoring.mutation.syntax import (
+    between,
+    code,
+    fit,
+    integer_value,
+    number,
+    precedence,
+    short,
+    slot_precedence,
+)
 
 
 def expression(text: str) -> cst.BaseExpression:

@@ -18,11 +18,11 @@ from typing import Any
 import jsonschema
 import pytest
 
-from grader.caps import cap_text
-from grader.exercise import Exercise, load_exercise
-from grader.grading import grade
-from grader.reports.exercism import OUTPUT_CHARS, TRUNCATION_NOTE, cut_output, to_exercism
-from grader.results import GradeResult, Mistake, Status
+from grader.exercise.model import Exercise, load_exercise
+from grader.grading.engine import grade
+from grader.results.caps import cap_text
+from grader.results.records import GradeResult, Mistake, Status
+from grader.results.reports.exercism import OUTPUT_CHARS, TRUNCATION_NOTE, cut_output, to_exercism
 from tests.conftest import ADDER_FILES, ADDER_TOML
 
 MLKATA = str(Path(sys.executable).with_name("mlkata"))

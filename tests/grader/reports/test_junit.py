@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from grader.reports.junit import cases_from_result, to_junit_xml
-from grader.results import CheckResult, GradeResult, Reason, Status
+from grader.results.records import CheckResult, GradeResult, Reason, Status
+from grader.results.reports.junit import cases_from_result, to_junit_xml
 
 
 def _check(name: str, status: Status, message: str | None = None, **extra: object) -> CheckResult:

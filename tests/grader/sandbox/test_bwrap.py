@@ -10,8 +10,7 @@ from typing import Any
 
 import pytest
 
-from grader.limits import Limits
-from grader.sandbox import Ending, Run, RunClock, RunnerDied, bwrap_path
+from grader.sandbox import Ending, Limits, Run, RunClock, RunnerDied, bwrap_path
 from grader.sandbox.cold import ColdRun
 from grader.sandbox.runs import default_pool
 from grader.sandbox.uids import FIRST_UID, SLOT_COUNT

@@ -19,16 +19,15 @@ from pathlib import Path
 import pytest
 
 from grader import sandbox
-from grader.exercise import Exercise
-from grader.grading import grade
-from grader.limits import Limits
-from grader.results import Reason, Status
-from grader.sandbox import Run, RunnerDied, cgroups, doctor
+from grader.exercise.model import Exercise
+from grader.grading.engine import grade
+from grader.grading.session import SolutionSession
+from grader.results.records import Reason, Status
+from grader.sandbox import Limits, Run, RunnerDied, cgroups, doctor
 from grader.sandbox.cold import ColdRun
 from grader.sandbox.policy import CGROUP_TASKS, memory_limit_mb, pids_limit
 from grader.sandbox.runs import default_pool
 from grader.sandbox.warm import WarmRun
-from grader.session import SolutionSession
 
 PATHS = ["warm", "cold"]
 

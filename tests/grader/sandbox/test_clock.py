@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import math
 
-from grader.limits import Limits
-from grader.sandbox import RunClock
+from grader.sandbox import Limits, RunClock
 from grader.sandbox.clock import LATEST_LOOK
 from grader.sandbox.endings import Ending
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import signal
 
-from grader.limits import Limits
+from grader.sandbox import Limits
 from grader.sandbox.endings import Ending, ended
 
 LIMITS = Limits(time_seconds=2)  # a CPU limit of 3 s

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from grader.limits import Limits
+from grader.sandbox import Limits
 from grader.sandbox.policy import (
     CGROUP_TASKS,
     COLD_RUN_TASKS,

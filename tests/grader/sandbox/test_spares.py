@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from grader.limits import Limits
+from grader.sandbox import Limits
 from grader.sandbox.pool import ZygotePool
 from grader.sandbox.runs import new_pool
 from grader.sandbox.warm import WarmRun

@@ -11,11 +11,10 @@ from typing import Any
 
 import pytest
 
-from grader.exercise import Exercise
-from grader.grading import grade
-from grader.limits import Limits
-from grader.results import Status
-from grader.sandbox import Ending, RunClock, RunnerDied
+from grader.exercise.model import Exercise
+from grader.grading.engine import grade
+from grader.results.records import Status
+from grader.sandbox import Ending, Limits, RunClock, RunnerDied
 from grader.sandbox.pool import ZygotePool
 from grader.sandbox.runs import new_pool
 from grader.sandbox.warm import WarmRun

@@ -9,8 +9,7 @@ from typing import Any
 
 import pytest
 
-from grader.limits import Limits
-from grader.sandbox import Run, RunClock, RunnerDied
+from grader.sandbox import Limits, Run, RunClock, RunnerDied
 from grader.sandbox.cold import ColdRun
 from grader.sandbox.pool import ZygotePool
 from grader.sandbox.warm import WarmRun

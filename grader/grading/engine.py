@@ -1,0 +1,381 @@
+"""Grade one solution: load it in the sandbox, run every check, decide the verdict.
+
+Everything that decides the verdict happens here, in the trusted process. What the solution
+prints, how its process exits and anything it writes are only evidence for messages (which
+:mod:`grader.grading.verdicts` words).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from grader.exercise.checks import Check
+from grader.exercise.mistakes import KnownMistake
+from grader.exercise.model import Exercise
+from grader.grading import verdicts
+from grader.grading.budget import BudgetExceeded, CheckBudget
+from grader.grading.check_run import Checked, LoadFailed, checked, with_pattern
+from grader.grading.mistakes.derived import derived_mistakes
+from grader.grading.mistakes.fingerprints import matching
+from grader.grading.mistakes.leads import ABOUT_THE_ANSWERS, name_mistakes
+from grader.grading.mistakes.replay import allowance
+from grader.grading.proxy import Call, Student
+from grader.grading.session import SolutionRaised, SolutionSession, SolutionSyntaxError
+from grader.results.caps import MESSAGE_CHARS, OUTPUT_CHARS, cap_text, fit_result
+from grader.results.events import CheckFinished, EventSink, Finished, OutputProduced, Started
+from grader.results.records import CheckResult, GradeResult, Location, Reason, Status
+from grader.sandbox import Run, RunClock, RunnerDied, SandboxUnavailable
+
+log = logging.getLogger(__name__)
+
+
+class Stop:
+    """Ends a grading from another thread: its sandbox run is killed at once and no further check starts.
+
+    Only the run of this grading is touched (through its own channel, by the grading thread);
+    every other run, and the warm pool, carry on.
+    """
+
+    def __init__(self) -> None:
+        self._requested = threading.Event()
+        self._lock = threading.Lock()
+        self._run: Run | None = None
+
+    @property
+    def requested(self) -> bool:
+        return self._requested.is_set()
+
+    def request(self) -> None:
+        self._requested.set()
+        with self._lock:
+            if self._run is not None:
+                self._run.interrupt()
+
+    def watch(self, run: Run | None) -> None:
+        """The run to interrupt from now on (None once it is closed: it must never be interrupted after)."""
+        with self._lock:
+            self._run = run
+            if run is not None and self.requested:
+                run.interrupt()
+
+
+def grade(
+    exercise: Exercise,
+    source: str | bytes,
+    *,
+    jailed: bool = True,
+    warm: bool = True,
+    on_event: EventSink | None = None,
+    stop: Stop | None = None,
+) -> GradeResult:
+    """Grade ``source`` (the text of ``solution.py``) against ``exercise``'s checks.
+
+    ``warm`` forks the run from a pre-started sandboxed runner (the cold path starts a new sandbox);
+    ``jailed=False`` runs without any sandbox, for an instructor's own files. ``stop`` ends it
+    early, with the verdict ``stopped``.
+    """
+    emit = on_event or (lambda event: None)
+    started = time.monotonic()
+    result = _grade(exercise, source, jailed, warm, emit, stop or Stop())
+    result.duration_ms = round((time.monotonic() - started) * 1000, 1)
+    result = fit_result(result)
+    emit(Finished(result=result))
+    return result
+
+
+def grade_until_failure(
+    exercise: Exercise, source: str | bytes, first: Sequence[str] = (), *, jailed: bool = True, warm: bool = True
+) -> GradeResult:
+    """Whether ``source`` passes every check, found as cheaply as the real grader can: for mutation analysis.
+
+    The checks whose ids are in ``first`` run first, in that order, then the others in the exercise's;
+    the run stops at the first check that does not pass, whose result is the last of ``tests``. No
+    mistake is named and no symptom sought (a killed mutant needs neither). Same sandbox, same limits.
+    """
+    by_id = {c.id: c for c in exercise.checks}
+    ahead = [by_id[i] for i in dict.fromkeys(first) if i in by_id]
+    checks = [*ahead, *(c for c in exercise.checks if c not in ahead)]
+    started = time.monotonic()
+    plan = _Plan(checks, until_failure=True)
+    result = _grade(exercise, source, jailed, warm, lambda event: None, Stop(), plan)
+    result.duration_ms = round((time.monotonic() - started) * 1000, 1)
+    return fit_result(result)
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """Which checks a grading runs, in what order, and whether it ends at the first failure (undiagnosed)."""
+
+    checks: Sequence[Check]
+    until_failure: bool = False
+
+
+def validate_source(source: str | bytes, max_bytes: int) -> tuple[str, str | None]:
+    """Return the source as text, or a message saying why it cannot be graded."""
+    raw = source.encode("utf-8", "surrogatepass") if isinstance(source, str) else source
+    return verdicts.source_problem(raw, max_bytes)
+
+
+def _grade(
+    exercise: Exercise,
+    source: str | bytes,
+    jailed: bool,
+    warm: bool,
+    emit: EventSink,
+    stop: Stop,
+    plan: _Plan | None = None,
+) -> GradeResult:
+    plan = plan or _Plan(exercise.checks)
+    max_points = float(sum(c.points for c in exercise.checks))
+
+    def error(reason: Reason, message: str, **extra: Any) -> GradeResult:
+        return GradeResult(
+            status=Status.ERROR, reason=reason, message=cap_text(message, MESSAGE_CHARS), exercise=exercise.slug,
+            max_points=max_points, **extra,
+        )  # fmt: skip
+
+    text, problem = validate_source(source, exercise.limits.source_kb * 1024)
+    if problem is not None:
+        return error(Reason.INVALID_SOURCE, problem)
+
+    runs = _Runs(exercise, text, jailed, warm, stop, diagnose=not plan.until_failure)
+    try:
+        try:
+            runs.current()
+        except LoadFailed as failure:
+            if stop.requested:
+                return stopped_result(exercise, [])
+            output = cap_text(runs.take_output(), OUTPUT_CHARS) or None
+            return error(failure.reason, failure.message, location=failure.location, output=output)
+        except SandboxUnavailable as exc:
+            log.error("sandbox unavailable for %s: %s", exercise.slug, exc)
+            return error(Reason.INTERNAL_ERROR, verdicts.sandbox_unavailable(exc))
+        load_output = cap_text(runs.take_output(), OUTPUT_CHARS)
+        emit(Started(checks=[c.title for c in exercise.checks]))
+        if load_output:
+            emit(OutputProduced(text=load_output))
+        tests = _run_checks(exercise, runs, emit, plan)
+    finally:
+        runs.close()
+
+    if stop.requested:
+        return stopped_result(exercise, tests, output=load_output or None)
+    failing = [t for t in tests if t.status is not Status.PASS]
+    lead = name_mistakes(exercise, tests, runs.matches, runs.mistakes() if runs.matches else [])
+    common = {
+        "tests": tests, "exercise": exercise.slug, "points": float(sum(t.points for t in tests)),
+        "max_points": max_points, "output": load_output or None, "output_truncated": runs.output_truncated,
+    }  # fmt: skip
+    if not failing:
+        return GradeResult(status=Status.PASS, reason=Reason.PASSED, message=verdicts.all_passed(len(tests)), **common)
+    worst = next((t for t in failing if t.reason in verdicts.ABOUT_THE_RUN), failing[0])
+    message = verdicts.some_failed(len(failing), len(tests), lead.mistake if lead else None)
+    if worst.reason is Reason.TIMEOUT:
+        message = verdicts.timed_out_in(worst.name, message)
+    return GradeResult(status=Status.FAIL, reason=worst.reason, message=message, mistake=lead, **common)
+
+
+def stopped_result(exercise: Exercise, finished: list[CheckResult], *, output: str | None = None) -> GradeResult:
+    """The verdict of a run its learner stopped: the checks that finished, the one it was in, the rest not run."""
+    tests = [t for t in finished if t.reason not in (Reason.NOT_RUN, Reason.STOPPED)]
+    done = {t.id for t in tests}
+    current: str | None = None
+    for check in exercise.checks:
+        if check.id in done:
+            continue
+        if current is None:
+            current = check.title
+            message, reason = verdicts.stopped_during(), Reason.STOPPED
+        else:
+            message, reason = verdicts.not_run(Reason.STOPPED), Reason.NOT_RUN
+        tests.append(CheckResult(
+            name=check.title, id=check.id, status=Status.ERROR, reason=reason, message=message,
+            public=check.public, points=0, duration_ms=0,
+        ))  # fmt: skip
+    order = {check.id: n for n, check in enumerate(exercise.checks)}
+    tests.sort(key=lambda t: order.get(t.id, len(order)))
+    return GradeResult(
+        status=Status.ERROR, reason=Reason.STOPPED, message=verdicts.stopped(current), exercise=exercise.slug,
+        tests=tests, points=float(sum(t.points for t in tests)),
+        max_points=float(sum(c.points for c in exercise.checks)), output=output,
+    )  # fmt: skip
+
+
+def _run_checks(exercise: Exercise, runs: _Runs, emit: EventSink, plan: _Plan) -> list[CheckResult]:
+    """Every check of the plan in order, each reported as it finishes; after one that ends the run, the rest are
+    not run (with ``until_failure``, none runs after the first that does not pass).
+
+    A timeout is the exception: the checks after it run in a fresh run with a time budget of its
+    own, where a call of the function that ran out of time is refused (those checks are "not run"),
+    so the checks of the other functions still give their verdicts. A second timeout ends it all.
+    """
+    tests: list[CheckResult] = []
+    stopped_by: Reason | None = None
+    for index, check in enumerate(plan.checks):
+        if runs.stop.requested or (plan.until_failure and tests and tests[-1].status is not Status.PASS):
+            break
+        if stopped_by is not None:
+            outcome = CheckResult(
+                name=check.title, id=check.id, status=Status.ERROR, reason=Reason.NOT_RUN,
+                message=verdicts.not_run(stopped_by), public=check.public, points=0, duration_ms=0,
+            )  # fmt: skip
+        else:
+            outcome, ends_run, last_call = _run_check(exercise, check, runs)
+            if runs.stop.requested:
+                break
+            if ends_run and outcome.reason is Reason.TIMEOUT and runs.refused is None and last_call is not None:
+                runs.refuse(last_call, check.title)
+            elif ends_run:
+                stopped_by = outcome.reason
+        tests.append(outcome)
+        emit(CheckFinished(index=index, check=outcome))
+        if outcome.output:
+            emit(OutputProduced(text=outcome.output))
+        elif outcome.printed:
+            emit(OutputProduced(text=verdicts.hidden_output_note(outcome)))
+    return tests
+
+
+class _Runs:
+    """The current runner with the solution loaded; a new one after a crash."""
+
+    def __init__(
+        self, exercise: Exercise, source: str, jailed: bool, warm: bool, stop: Stop, *, diagnose: bool = True
+    ) -> None:
+        self.exercise, self.source, self.jailed, self.warm, self.stop = exercise, source, jailed, warm, stop
+        #: Whether a failing check's calls are replayed to name its mistake and symptom.
+        self.diagnose = diagnose
+        #: After a timeout: the function that ran out of time, and the check it did so in.
+        self.refused: tuple[str, str] | None = None
+        #: The time the solution may use: CPU time, and wall-clock time waiting for its answers (never the
+        #: sandbox's start or the checks' own work). Runners started after a crash share it, and the output
+        #: allowance too.
+        self.clock = RunClock.of(exercise.limits)
+        self._output_used = 0
+        self._session: SolutionSession | None = None
+        self.output_truncated = False
+        #: Made here, in the grading thread, whose CPU time it counts.
+        self.budget = CheckBudget(exercise.limits.checks_cpu_seconds)
+        #: For each failing check, the known mistakes that reproduce its answers (grader.grading.mistakes.leads decides).
+        self.matches: dict[str, list[str]] = {}
+        #: The calls the current runner has answered, in order: a mutant that keeps state replays them first.
+        self.history: list[Call] = []
+        #: Until when (this thread's CPU time) the run's mistakes may be diagnosed.
+        self.diagnosis_until = time.thread_time() + DIAGNOSIS_SECONDS
+
+    def suspects(self) -> list[KnownMistake]:
+        """The mistakes that explain every failing check so far, known ones first: only those can still lead."""
+        everyone = self.mistakes()
+        if not self.matches:
+            return everyone
+        names = set.intersection(*(set(found) for found in self.matches.values()))
+        return [m for m in everyone if m.name in names]
+
+    def mistakes(self) -> list[KnownMistake]:
+        """The exercise's known mistakes, then those derived from its reference (grader.grading.mistakes.derived)."""
+        return [*self.exercise.known_mistakes, *derived_mistakes(self.exercise)]
+
+    def current(self) -> SolutionSession:
+        if self._session is not None and self._session.alive:
+            return self._session
+        self.close()
+        limits = self.exercise.limits
+        session = SolutionSession(limits, jailed=self.jailed, clock=self.clock, warm=self.warm)
+        self.history = []  # a new runner: the solution's module starts afresh
+        output = session.run.output
+        output.limit = max(0, output.limit - self._output_used)
+        self._session = session
+        self.stop.watch(session.run)
+        try:
+            described = session.load(self.source, self.exercise.function_names)
+        except SolutionSyntaxError as exc:
+            location = Location(line=exc.line or 1, column=exc.column, text=exc.text or None)
+            message = verdicts.syntax_error(exc.type, exc.line, exc.message, exc.text, exc.column)
+            raise LoadFailed(Reason.SYNTAX_ERROR, message, location) from None
+        except SolutionRaised as exc:
+            raise LoadFailed(*verdicts.failed_to_load(exc), Location(line=exc.line) if exc.line else None) from None
+        except RunnerDied as died:
+            verdict = verdicts.died(died, "while loading solution.py", limits)
+            raise LoadFailed(verdict.reason, verdict.message) from None
+        for spec in self.exercise.config.functions:
+            problem = verdicts.signature_problem(spec, described.get(spec.name))
+            if problem is not None:
+                raise LoadFailed(*problem)
+        return session
+
+    def take_output(self) -> str:
+        if self._session is None:
+            return ""
+        text = self._session.take_output()
+        self.output_truncated = self.output_truncated or self._session.run.output.exceeded
+        return text
+
+    def refuse(self, function: str, check_title: str) -> None:
+        """After a timeout in ``check_title``: a fresh run, with a time budget of its own, that refuses ``function``."""
+        self.refused = (function, check_title)
+        self.close()
+        self.clock = RunClock.of(self.exercise.limits)
+
+    def close(self) -> None:
+        self.stop.watch(None)  # before closing: the run must never be interrupted once it is closed
+        if self._session is not None:
+            self._session.close(wait=False)  # the verdict need not wait for the run's tidying up
+            self._output_used += self._session.run.output.size
+            self._session = None
+
+
+def _diagnosed(outcome: Checked, exercise: Exercise, check: Check, student: Student, runs: _Runs) -> Checked:
+    """A failure with what its calls say about its mistake: the known mistakes it matches, and its symptom.
+
+    Outside the checks' budget, within the diagnosis's own allowance for the run: diagnosing never
+    fails a run, and past the allowance it concludes nothing (no match, no symptom).
+    """
+    reason = outcome.verdict.reason
+    if reason not in ABOUT_THE_ANSWERS or not runs.diagnose:
+        return outcome
+    with allowance(runs.diagnosis_until - time.thread_time()):
+        suspects = runs.suspects()
+        found = matching(suspects, exercise.reference_code, student.log.calls, runs.history) if suspects else []
+        runs.matches[check.id] = found
+        if reason is Reason.WRONG_ANSWER and outcome.symptom is None:
+            outcome = with_pattern(outcome, exercise, student.log.calls)
+    return outcome
+
+
+#: The grader's CPU time for naming one run's mistakes, over all its failing checks (replays of trusted code).
+DIAGNOSIS_SECONDS = 2.0
+
+
+def _run_check(exercise: Exercise, check: Check, runs: _Runs) -> tuple[CheckResult, bool, str | None]:
+    """Run one check; return its result, whether the run must stop, and the function it called last."""
+    refused = {runs.refused[0]: runs.refused[1]} if runs.refused else {}
+    student = Student(exercise.function_names, runs.current, runs.budget.crossing, refused=refused)
+    began = time.monotonic()
+    try:
+        with runs.budget.watching():
+            outcome = checked(exercise, check, student)
+    except BudgetExceeded:
+        outcome = Checked(verdicts.budget_spent(check, exercise.limits))
+    outcome = _diagnosed(outcome, exercise, check, student, runs)
+    runs.history += student.log.calls
+    verdict, hint_id = outcome.verdict, outcome.hint
+    duration = round((time.monotonic() - began) * 1000, 2)
+    output = runs.take_output()
+    shown = cap_text(output, OUTPUT_CHARS) or None
+    result = CheckResult(
+        name=check.title, id=check.id, status=verdict.status, reason=verdict.reason,
+        message=cap_text(verdict.message, MESSAGE_CHARS) or None,
+        output=shown if check.public else None, hidden_output=None if check.public else shown,
+        printed=bool(output), public=check.public,
+        points=check.points if verdict.status is Status.PASS else 0, duration_ms=duration,
+        hint=exercise.hint_text(hint_id), hint_id=hint_id, hint_levels=len(exercise.hint_levels(hint_id)),
+        details=outcome.details, location=outcome.location, symptom=outcome.symptom,
+        withheld_message=cap_text(outcome.withheld, MESSAGE_CHARS),
+    )  # fmt: skip
+    last = student.log.last()
+    return result, verdict.ends_run, last[0] if last else None

@@ -1,0 +1,168 @@
+"""Misconception fingerprints: which known mistake a wrong answer's output matches.
+
+When a check fails on a solution's answer (or an exception), the calls the check made are
+replayed, with the same inputs, on the reference solution and on each of the exercise's mutants,
+the known-wrong solutions its author wrote down. The calls where the solution's answer is not
+the reference's are the evidence; a mutant whose answers are the solution's on every one of them
+(same kinds, shapes and dtypes, values within the dtype's precision, the same exception at the
+same call) names the mistake. Where the solution is right, a mutant may differ: a student who
+makes one mistake but handles an edge case well still makes that mistake.
+
+The reference and the mutants are exercise files, trusted like the checks, so they run here, in
+the grading thread, each from a fresh module (one that keeps state between calls starts clean,
+as the solution's run did when the check began) and on copies of the inputs (one that changes
+its arguments changes only its own copies).
+
+Each replay costs the check's calls once more, in this process: nothing on a pass, a few
+milliseconds on a failure (``make bench`` measures it).
+"""
+
+from __future__ import annotations
+
+import types
+from typing import Any
+
+import numpy as np
+
+from grader.exercise.mistakes import KnownMistake
+from grader.grading.mistakes.replay import Answer, OutOfTime, batches, raised_signature, replay_batch
+from grader.grading.proxy import Call
+
+#: Tolerances below which two answers count as the same whatever the check asked for: the
+#: mutant and the solution compute the same thing in another order.
+RTOL, ATOL = 1e-6, 1e-9
+#: Values in a lower precision match within a few units of it (a float16 mistake, computed in
+#: another order, still matches a float16 mutant).
+_EPS_UNITS = 10
+
+
+def matching(
+    mistakes: list[KnownMistake], reference: KnownMistake, calls: list[Call], before: list[Call] | None = None
+) -> list[str]:
+    """The names of the known mistakes whose answers are the solution's wherever it is wrong.
+
+    The reference and the mutants still in the running are replayed side by side, a batch at a
+    time; a mutant drops out at its first call that disagrees with a wrong answer of the solution,
+    and the replay ends when none is left. ``before``: the calls the solution's run made before
+    this check's, which a mutant that keeps state replays first (its answers to them are not judged).
+    """
+    try:
+        return _matching(mistakes, reference, calls, before)
+    except OutOfTime:
+        return []  # not known, so nothing named: the run names a mistake only when it explains every failing check
+
+
+def _matching(
+    mistakes: list[KnownMistake], reference: KnownMistake, calls: list[Call], before: list[Call] | None
+) -> list[str]:
+    reference_module = load(reference)
+    if reference_module is None:
+        return []
+    candidates = {m.name: module for m in mistakes if (module := load(m, before)) is not None}
+    wrong_somewhere = False
+    with np.errstate(all="ignore"):  # mutants overflow and divide by zero on purpose
+        for batch in batches(calls):
+            if not candidates:
+                break
+            solution = [(call.value, raised_signature(call.raised, call.raised_message)) for call in batch]
+            reference_answers = replay_batch(reference_module, batch) or []
+            right = [alike(s, r) for s, r in zip(solution, reference_answers, strict=False)]
+            right += [False] * (len(batch) - len(right))
+            wrong_somewhere = wrong_somewhere or not all(right)
+            for name, module in list(candidates.items()):
+                if not _explains_batch(module, batch, solution, right):
+                    del candidates[name]
+            if any(raised is not None for _, raised in solution):
+                break  # the solution's run stopped there
+    return [m.name for m in mistakes if m.name in candidates] if wrong_somewhere else []
+
+
+def load(code: KnownMistake, before: list[Call] | None = None) -> types.ModuleType | None:
+    """A fresh module of ``code``; one that keeps state is brought to where the solution's run was."""
+    try:
+        module = code.fresh_module()
+    except Exception:  # noqa: BLE001  (a mutant that does not even load explains nothing)
+        return None
+    if code.keeps_state and before:
+        with np.errstate(all="ignore"):
+            for batch in batches(before):
+                replay_batch(module, batch)
+    return module
+
+
+def alike(solution: Answer, other: Answer, unjudged: set[int] | None = None) -> bool:
+    if solution[1] is not None or other[1] is not None:
+        return solution[1] == other[1]
+    return same_answer(solution[0], other[0], unjudged)
+
+
+def _explains_batch(module: types.ModuleType, batch: list[Call], solution: list[Answer], right: list[bool]) -> bool:
+    """Whether the mutant's answers are the solution's at every call of the batch where it is wrong.
+
+    An answer is compared as soon as it is made, apart from the objects of the batch's arguments it
+    holds (a later call could still change those: the whole answer is compared once the batch has
+    run, as the runner sends it), so most mutants are out after a call or two.
+    """
+
+    def early(n: int, answer: Answer, held: set[int]) -> bool:
+        return right[n] or alike(solution[n], answer, held)
+
+    answers = replay_batch(module, batch, early)
+    if answers is None or len(answers) < len(batch):
+        return False
+    return all(right[n] or alike(solution[n], answer) for n, answer in enumerate(answers))
+
+
+def same_answer(solution: Any, mutant: Any, unjudged: set[int] | None = None) -> bool:
+    """Whether two answers are alike: the same structure, kinds, shapes and dtypes, and close values.
+
+    Parts of ``mutant`` whose ids are in ``unjudged`` (or views of them) count as alike.
+    """
+    if unjudged and (id(mutant) in unjudged or id(getattr(mutant, "base", None)) in unjudged):
+        return True
+    if isinstance(mutant, np.ndarray) or isinstance(solution, np.ndarray):
+        return _same_array(np.asarray(solution), np.asarray(mutant)) if _array_like(solution, mutant) else False
+    if isinstance(mutant, np.generic):
+        mutant = mutant.item()
+    if isinstance(solution, np.generic):
+        solution = solution.item()
+    if isinstance(mutant, (list, tuple)):
+        return (
+            type(solution) in (list, tuple)
+            and len(solution) == len(mutant)
+            and all(same_answer(a, b, unjudged) for a, b in zip(solution, mutant, strict=True))
+        )
+    if isinstance(mutant, dict):
+        return (
+            isinstance(solution, dict)
+            and solution.keys() == mutant.keys()
+            and all(same_answer(solution[k], mutant[k], unjudged) for k in mutant)
+        )
+    if isinstance(mutant, bool) or isinstance(solution, bool):
+        return solution is mutant
+    if isinstance(mutant, int) and isinstance(solution, int):
+        return solution == mutant
+    if isinstance(mutant, float) and isinstance(solution, float):
+        return bool(np.isclose(solution, mutant, rtol=RTOL, atol=ATOL, equal_nan=True))
+    return type(solution) is type(mutant) and solution == mutant
+
+
+def _array_like(solution: Any, mutant: Any) -> bool:
+    return isinstance(solution, np.ndarray) and isinstance(mutant, np.ndarray)
+
+
+def _same_array(solution: np.ndarray, mutant: np.ndarray) -> bool:
+    if solution.shape != mutant.shape or solution.dtype != mutant.dtype:
+        return False
+    if solution.dtype.kind not in "fc" or np.array_equal(solution, mutant):
+        return bool(np.array_equal(solution, mutant))
+    eps = _TOLERANCES.get(solution.dtype)
+    if eps is None:
+        eps = _TOLERANCES[solution.dtype] = float(np.finfo(solution.dtype).eps) * _EPS_UNITS
+    rtol, atol = max(RTOL, eps), max(ATOL, eps)
+    # np.isclose's inf and nan handling, written out: it is the cost of replaying, called per answer.
+    close = np.abs(solution - mutant) <= atol + rtol * np.abs(mutant)
+    return bool((close | (solution == mutant) | (np.isnan(solution) & np.isnan(mutant))).all())
+
+
+_TOLERANCES: dict[np.dtype[Any], float] = {}
