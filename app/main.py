@@ -12,35 +12,37 @@ from fastapi.templating import Jinja2Templates
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.responses import FileResponse
 
-from app import api, health, pages
+from app import api
 from app.accounts import pages as account_pages
 from app.accounts.kit import build_kit
 from app.accounts.sessions import AccountMiddleware
-from app.admission import QueueShares
-from app.assets import Manifest, StaticAssets
 from app.courses import api as course_api
 from app.courses import pages as course_pages
 from app.courses import staff as course_staff
 from app.courses.courses import Courses
+from app.curriculum.live import LiveExercises
 from app.db import make_engine, make_sessionmaker, upgrade
-from app.docs import docs_router
-from app.errors import install_error_handlers
-from app.events import EventLog, Notifier
-from app.fairness import WaitingRuns
-from app.health import SandboxStatus
-from app.jobs import GradingJobs
+from app.events.in_redis import RedisEventFeed
+from app.events.log import EventLog, Notifier
+from app.grading.jobs import GradingJobs
+from app.grading.stopping import StopRequests
+from app.grading.submissions import RateLimit, Submissions
+from app.grading.sweeper import Maintenance, Sweeper
 from app.learners import ClientAddresses, LearnerCookies, LearnerMiddleware
-from app.metrics import Metrics
-from app.queue import InProcessQueue, SubmissionQueue, WorkerPool
-from app.redis_events import RedisEventFeed
-from app.redis_queue import RedisQueue, consumer_name, redis_client
-from app.reload import LiveExercises
-from app.security import SecurityHeadersMiddleware
+from app.monitoring import health
+from app.monitoring.health import SandboxStatus
+from app.monitoring.metrics import Metrics
+from app.queue.admission import QueueShares
+from app.queue.fairness import WaitingRuns
+from app.queue.in_process import InProcessQueue, SubmissionQueue, WorkerPool
+from app.queue.in_redis import RedisQueue, consumer_name, redis_client
 from app.services import Services
 from app.settings import Settings
-from app.stopping import StopRequests
-from app.submissions import RateLimit, Submissions
-from app.sweeper import Maintenance, Sweeper
+from app.web import pages
+from app.web.assets import Manifest, StaticAssets
+from app.web.docs import docs_router
+from app.web.errors import install_error_handlers
+from app.web.security import SecurityHeadersMiddleware
 from grader.exercise.model import Exercise, load_each_exercise
 
 ROOT = Path(__file__).resolve().parent.parent

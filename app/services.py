@@ -9,16 +9,16 @@ from fastapi import Request
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.events import EventLog
-from app.health import SandboxStatus, check_database, check_queue, health_report
-from app.jobs import GradingJobs
-from app.metrics import Metrics
-from app.queue import SubmissionQueue, WorkerPool
-from app.redis_queue import RedisQueue
+from app.events.log import EventLog
+from app.grading.jobs import GradingJobs
+from app.grading.stopping import StopRequests
+from app.grading.submissions import Submissions
+from app.grading.sweeper import Maintenance
+from app.monitoring.health import SandboxStatus, check_database, check_queue, health_report
+from app.monitoring.metrics import Metrics
+from app.queue.in_process import SubmissionQueue, WorkerPool
+from app.queue.in_redis import RedisQueue
 from app.settings import Settings
-from app.stopping import StopRequests
-from app.submissions import Submissions
-from app.sweeper import Maintenance
 from grader.exercise.model import Exercise
 from grader.grading.mistakes.derived import prepare_in_background
 

@@ -1,7 +1,7 @@
 """The image alone: ``docker run -p 8000:8000 IMAGE``, with the embedded queue and SQLite.
 
 Run bare, the image must refuse to start, naming the settings it needs (it would serve pages and
-fail every grade). Run with exactly the line that refusal prints (``app.health.SINGLE_CONTAINER_RUN``,
+fail every grade). Run with exactly the line that refusal prints (``app.monitoring.health.SINGLE_CONTAINER_RUN``,
 also in the README and docs/deployment.md), it must serve and grade.
 """
 
@@ -12,7 +12,7 @@ import time
 
 import httpx
 
-from app.health import SINGLE_CONTAINER_RUN
+from app.monitoring.health import SINGLE_CONTAINER_RUN
 from deploy.audit import Audit
 from deploy.engine import Engine
 from deploy.learner import Learner

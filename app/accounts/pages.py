@@ -20,9 +20,9 @@ from app.accounts.limits import SIGNIN, Reservation
 from app.accounts.passwords import password_problem
 from app.accounts.sessions import COOKIE_NAME, clear_cookie, cookie_learner_id, current_account, session_cookie
 from app.accounts.users import Account, AccountError, AddressTaken
-from app.errors import ApiError
+from app.grading.submissions import RateLimited
 from app.learners import client_key
-from app.submissions import RateLimited
+from app.web.errors import ApiError
 
 KitDep = Annotated[AccountKit, Depends(account_kit)]
 T = TypeVar("T")

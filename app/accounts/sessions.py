@@ -20,8 +20,8 @@ from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.accounts.users import Account
+from app.grading.submissions import as_utc
 from app.models import AuthSession, User, utcnow
-from app.submissions import as_utc
 
 COOKIE_NAME = "mlkata_session"
 BROWSER, API = "browser", "api"

@@ -7,12 +7,12 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Query, Request
 from pydantic import BaseModel, Field
 
-from app.catalog import ExerciseDetail, ExerciseSummary, detail, in_order, loading_error, summary
-from app.errors import ApiError, error_responses
-from app.hints import hint_access
+from app.curriculum.catalog import ExerciseDetail, ExerciseSummary, detail, in_order, loading_error, summary
+from app.curriculum.hints import hint_access
+from app.curriculum.live import LiveExercises, live_exercises
 from app.learners import learner_id
-from app.reload import LiveExercises, live_exercises
 from app.services import Services, services
+from app.web.errors import ApiError, error_responses
 
 router = APIRouter(tags=["exercises"])
 ServicesDep = Annotated[Services, Depends(services)]

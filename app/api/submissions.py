@@ -12,15 +12,15 @@ from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, Field
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
-from app.admission import TooManyWaiting
 from app.api.exercises import LiveDep, refuse_broken
-from app.errors import ApiError, error_responses
+from app.curriculum.live import LiveExercises
+from app.grading.submissions import RateLimited, public_view
 from app.learners import client_key, learner_id
 from app.models import SubmissionKind
-from app.queue import QueueFull
-from app.reload import LiveExercises
+from app.queue.admission import TooManyWaiting
+from app.queue.in_process import QueueFull
 from app.services import Services, services
-from app.submissions import RateLimited, public_view
+from app.web.errors import ApiError, error_responses
 from grader.grading.playground import MAX_INPUTS_BYTES
 from grader.results.events import EventType
 from grader.results.records import GradeResult

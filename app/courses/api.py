@@ -16,8 +16,8 @@ from app.courses.gradebook import gradebook, gradebook_csv
 from app.courses.pages import CoursesDep
 from app.courses.runs import load_runs
 from app.courses.staff import csv_response
-from app.errors import error_responses
 from app.services import Services, services
+from app.web.errors import error_responses
 
 router = APIRouter(prefix="/api", tags=["courses"])
 ServicesDep = Annotated[Services, Depends(services)]

@@ -14,7 +14,6 @@ from app.accounts.csrf import Form
 from app.accounts.kit import AccountKit, account_kit
 from app.accounts.pages import require_account
 from app.accounts.users import Account
-from app.catalog import in_order
 from app.courses.courses import (
     EARLIEST_DUE,
     LATEST_DUE,
@@ -29,9 +28,10 @@ from app.courses.courses import (
 )
 from app.courses.dashboard import cell
 from app.courses.runs import load_runs
-from app.errors import ApiError
+from app.curriculum.catalog import in_order
 from app.models import utcnow
 from app.services import Services, services
+from app.web.errors import ApiError
 
 ServicesDep = Annotated[Services, Depends(services)]
 KitDep = Annotated[AccountKit, Depends(account_kit)]

@@ -20,9 +20,9 @@ from redis.exceptions import RedisError
 from sqlalchemy import delete, select
 
 from app.courses.runs import load_runs, stopped
+from app.grading.submissions import as_utc
 from app.models import Enrollment, Progress, Submission, SubmissionKind, SubmissionStatus, User
 from app.services import Services
-from app.submissions import as_utc
 from grader.results.events import EventType, QueuedData
 
 _FINISHED = [SubmissionStatus.PASS.value, SubmissionStatus.FAIL.value, SubmissionStatus.ERROR.value]

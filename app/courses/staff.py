@@ -23,9 +23,9 @@ from app.courses.dashboard import duration, exercise_stats, matrix
 from app.courses.gradebook import gradebook, gradebook_csv
 from app.courses.pages import CoursesDep
 from app.courses.runs import load_runs
-from app.errors import ApiError
 from app.models import Submission, SubmissionEvent
 from app.services import Services, services
+from app.web.errors import ApiError
 
 ServicesDep = Annotated[Services, Depends(services)]
 

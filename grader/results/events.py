@@ -3,7 +3,7 @@
 A run reaches its page as server-sent events: ``queued`` (sent by the app, again whenever the place
 in the queue moves), then ``started``, ``check`` and ``output`` events, and ``done`` last.
 :class:`EventType` names them; the ``…Data`` models are the data of each, as stored and streamed
-(``EVENT_DATA``). The app (``app/events.py``, ``app/jobs.py``, the API's description of the stream)
+(``EVENT_DATA``). The app (``app/events/log.py``, ``app/grading/jobs.py``, the API's description of the stream)
 takes the names from here, and ``static/src/runs.js`` keeps a copy that tests/grader/test_events.py
 holds equal to this one.
 
@@ -88,7 +88,7 @@ class DoneData(BaseModel):
     )
 
 
-#: The data of each event type. An event too large to keep is stored shortened instead (``app/events.py``).
+#: The data of each event type. An event too large to keep is stored shortened instead (``app/events/log.py``).
 EVENT_DATA: dict[EventType, type[BaseModel]] = {
     EventType.QUEUED: QueuedData,
     EventType.STARTED: StartedData,

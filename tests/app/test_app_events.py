@@ -9,7 +9,7 @@ import pytest
 from api_support import mutant_code, read_events, reference_code, submit
 
 from app.db import make_engine, make_sessionmaker, upgrade
-from app.events import MAX_EVENT_BYTES, EventLog, Notifier, bounded_event
+from app.events.log import MAX_EVENT_BYTES, EventLog, Notifier, bounded_event
 from grader.results.events import EVENT_DATA, EventType
 
 

@@ -11,11 +11,11 @@ import pytest
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.db import make_engine, make_sessionmaker, upgrade
-from app.events import EventLog, Notifier
-from app.fairness import WaitingRun, WaitingRuns, round_robin
-from app.jobs import GradingJobs
+from app.events.log import EventLog, Notifier
+from app.grading.jobs import GradingJobs
 from app.learners import ensure_learner
 from app.models import Submission
+from app.queue.fairness import WaitingRun, WaitingRuns, round_robin
 from grader.exercise.model import Exercise
 
 Sessions = sessionmaker[Session]

@@ -14,8 +14,8 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.db import make_engine, make_sessionmaker, upgrade
-from app.events import EventLog, Notifier
-from app.jobs import GradingJobs, internal_error
+from app.events.log import EventLog, Notifier
+from app.grading.jobs import GradingJobs, internal_error
 from app.learners import ensure_learner
 from app.models import Submission, SubmissionEvent, utcnow
 from grader.exercise.model import Exercise

@@ -9,8 +9,8 @@ import time
 import httpx
 from api_support import read_events, reference_code, submit
 
-from app.health import check_queue, health_report
-from app.logs import JsonFormatter, submission_context
+from app.monitoring.health import check_queue, health_report
+from app.monitoring.logs import JsonFormatter, submission_context
 
 
 def test_healthz_reports_each_component(client: httpx.Client) -> None:
@@ -55,10 +55,10 @@ def test_metrics_count_submissions_verdicts_and_grading_time(client: httpx.Clien
 
 def test_json_logs_carry_the_submission_being_handled() -> None:
     formatter = JsonFormatter()
-    record = logging.LogRecord("app.jobs", logging.INFO, __file__, 1, "grading (attempt %d)", (2,), None)
+    record = logging.LogRecord("app.grading.jobs", logging.INFO, __file__, 1, "grading (attempt %d)", (2,), None)
     with submission_context("abc-123"):
         inside = json.loads(formatter.format(record))
     outside = json.loads(formatter.format(record))
     assert inside["message"] == "grading (attempt 2)" and inside["submission_id"] == "abc-123"
-    assert inside["level"] == "info" and inside["logger"] == "app.jobs"
+    assert inside["level"] == "info" and inside["logger"] == "app.grading.jobs"
     assert "submission_id" not in outside

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from app.db import make_engine, make_sessionmaker, upgrade
-from app.fairness import WaitingRuns
 from app.learners import ensure_learner
 from app.models import Submission
-from app.queue import InProcessQueue, QueueFull, WorkerPool
+from app.queue.fairness import WaitingRuns
+from app.queue.in_process import InProcessQueue, QueueFull, WorkerPool
 
 
 def test_without_a_database_to_order_by_ids_go_first_in_first_out() -> None:

@@ -12,7 +12,7 @@ import pytest
 from starlette.applications import Starlette
 from starlette.routing import Mount
 
-from app.assets import IMMUTABLE, REVALIDATE, Manifest, StaticAssets, accepted_encodings
+from app.web.assets import IMMUTABLE, REVALIDATE, Manifest, StaticAssets, accepted_encodings
 
 
 @pytest.fixture

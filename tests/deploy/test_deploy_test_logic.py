@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from app.health import SINGLE_CONTAINER_RUN
+from app.monitoring.health import SINGLE_CONTAINER_RUN
 from deploy import engine
 from deploy.audit import Audit
 from deploy.engine import containers_conf

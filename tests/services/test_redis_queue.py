@@ -13,14 +13,14 @@ import pytest
 import redis
 from sqlalchemy import update
 
-from app.events import EventLog, Notifier, StoredEvent
-from app.jobs import GradingJobs
+from app.events.in_redis import RedisEventFeed
+from app.events.log import EventLog, Notifier, StoredEvent
+from app.grading.jobs import GradingJobs
+from app.grading.sweeper import Sweeper
 from app.learners import ensure_learner
-from app.metrics import Metrics
 from app.models import Submission, utcnow
-from app.redis_events import RedisEventFeed
-from app.redis_queue import GROUP, RedisQueue
-from app.sweeper import Sweeper
+from app.monitoring.metrics import Metrics
+from app.queue.in_redis import GROUP, RedisQueue
 from grader.exercise.model import Exercise
 
 pytestmark = pytest.mark.services

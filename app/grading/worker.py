@@ -10,10 +10,10 @@ from types import FrameType
 from redis.exceptions import RedisError
 
 from app.db import upgrade
-from app.health import serve_endpoints
-from app.logs import configure_logging
 from app.main import build_services
-from app.redis_queue import RedisQueue
+from app.monitoring.health import serve_endpoints
+from app.monitoring.logs import configure_logging
+from app.queue.in_redis import RedisQueue
 from app.settings import Settings
 from grader.sandbox import close_pool
 

@@ -5,7 +5,7 @@ safe, each step is a conditional UPDATE that only one process wins) and looks fo
 whose claim's lease ran out (their worker died or hangs): back to ``queued``, with a ``queued`` event
 and a bell for the workers — or, after ``max_attempts`` claims, failed with an internal error, so a
 submission that keeps killing workers cannot stall the queue forever. (A waiting run whose bell Redis
-lost needs no sweeping: idle workers look in the database themselves, see :mod:`app.redis_queue`.)
+lost needs no sweeping: idle workers look in the database themselves, see :mod:`app.queue.in_redis`.)
 
 The same thread renews the leases of the claims its process holds, every third of a lease.
 """
@@ -18,11 +18,11 @@ import threading
 from redis.exceptions import RedisError
 from sqlalchemy import select, update
 
-from app.events import EventLog
-from app.jobs import GradingJobs, internal_error
-from app.metrics import Metrics
+from app.events.log import EventLog
+from app.grading.jobs import GradingJobs, internal_error
 from app.models import Submission, SubmissionStatus, utcnow
-from app.redis_queue import RedisQueue
+from app.monitoring.metrics import Metrics
+from app.queue.in_redis import RedisQueue
 from grader.results.events import EventType, QueuedData
 
 log = logging.getLogger(__name__)

@@ -8,11 +8,11 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 
-from app.catalog import detail, roadmap
-from app.errors import ApiError
+from app.curriculum.catalog import detail, roadmap
+from app.curriculum.live import LiveExercises, live_exercises
 from app.learners import learner_id
-from app.reload import LiveExercises, live_exercises
 from app.services import Services, services
+from app.web.errors import ApiError
 
 ServicesDep = Annotated[Services, Depends(services)]
 LiveDep = Annotated[LiveExercises | None, Depends(live_exercises)]

@@ -2,7 +2,7 @@
 
 Queueing a submission adds an entry to the stream ``<prefix>:jobs``, read by the consumer group
 ``graders``: a bell that wakes one worker at once. Which run that worker then grades is not the
-entry's but the first in fair order (:mod:`app.fairness`, round-robin by learner) that no other
+entry's but the first in fair order (:mod:`app.queue.fairness`, round-robin by learner) that no other
 worker has taken: it takes it with the key ``<prefix>:taken:<id>`` (``SET NX``, expiring after
 ``lease_seconds``), then claims it in the database as any worker does. The entry is acknowledged
 (and deleted) once that run's result is recorded; the entry of a worker that died stays pending,
@@ -28,8 +28,8 @@ import redis
 from redis.exceptions import RedisError, ResponseError
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.fairness import WaitingRun, WaitingRuns
-from app.queue import QueueFull
+from app.queue.fairness import WaitingRun, WaitingRuns
+from app.queue.in_process import QueueFull
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +46,7 @@ def consumer_name() -> str:
 
 
 class RedisQueue:
-    """A :class:`~app.queue.SubmissionQueue` on a Redis stream with a consumer group."""
+    """A :class:`~app.queue.in_process.SubmissionQueue` on a Redis stream with a consumer group."""
 
     def __init__(
         self,

@@ -15,8 +15,8 @@ from typing import Any
 import redis
 from redis.exceptions import RedisError
 
-from app.events import EventLog
-from app.jobs import GradingJobs, internal_error
+from app.events.log import EventLog
+from app.grading.jobs import GradingJobs, internal_error
 from app.models import Submission, SubmissionKind
 from grader.exercise.model import Exercise
 from grader.grading.engine import stopped_result

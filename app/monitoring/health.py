@@ -23,7 +23,7 @@ from redis.exceptions import RedisError
 from sqlalchemy import Engine, text
 from sqlalchemy.exc import SQLAlchemyError
 
-from app.metrics import CONTENT_TYPE, Metrics
+from app.monitoring.metrics import CONTENT_TYPE, Metrics
 from grader.sandbox import SandboxUnavailable, examine, require_sandbox, warm_up
 
 log = logging.getLogger(__name__)

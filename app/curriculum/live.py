@@ -35,7 +35,7 @@ class LiveExercises:
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        #: Shared with the graders (:class:`app.jobs.GradingJobs`) and the pages: updated in place.
+        #: Shared with the graders (:class:`app.grading.jobs.GradingJobs`) and the pages: updated in place.
         self.exercises: dict[str, Exercise] = {}
         self.broken: dict[str, BrokenExercise] = {}
         self._stamps: dict[str, Stamp] = {}

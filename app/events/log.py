@@ -4,7 +4,7 @@ Workers record events; event streams read them back from the database, so a clie
 with ``Last-Event-ID`` — or connects after the run, or after a restart — gets exactly what it missed.
 A :class:`Notifier` wakes waiting streams at once; streams also poll, so events recorded by another
 process (a separate worker) arrive too. With Redis, an :class:`EventFeed` also publishes each event
-to a per-submission stream that any web process can follow (``app.redis_events``).
+to a per-submission stream that any web process can follow (``app.events.in_redis``).
 
 Numbering: each event takes the next number from the submission row's ``last_event_seq`` with one
 atomic ``UPDATE … RETURNING``, which also holds the row lock until commit, so numbers stay unique

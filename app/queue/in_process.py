@@ -2,7 +2,7 @@
 
 The database row is the source of truth; a queue carries only ids, so another implementation
 (Redis Streams, for workers in other processes) can replace :class:`InProcessQueue`. Either hands
-its ids out in the fair order of :mod:`app.fairness` (round-robin by learner), not as they came.
+its ids out in the fair order of :mod:`app.queue.fairness` (round-robin by learner), not as they came.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
-from app.fairness import WaitingRuns
+from app.queue.fairness import WaitingRuns
 
 log = logging.getLogger(__name__)
 

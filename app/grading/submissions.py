@@ -14,12 +14,12 @@ from redis.exceptions import RedisError
 from sqlalchemy import ColumnElement, select
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.admission import QueueShares
-from app.events import EventLog
-from app.fairness import WaitingRuns, exclusive
+from app.events.log import EventLog
 from app.learners import ensure_learner
 from app.models import Progress, Submission, SubmissionKind, SubmissionStatus, utcnow
-from app.queue import SubmissionQueue
+from app.queue.admission import QueueShares
+from app.queue.fairness import WaitingRuns, exclusive
+from app.queue.in_process import SubmissionQueue
 from grader.results.events import EventType, QueuedData
 from grader.results.records import student_document
 
@@ -71,8 +71,8 @@ class Submissions:
         kind: SubmissionKind = SubmissionKind.GRADE,
         inputs: str | None = None,
     ) -> Submission:
-        """Store a submission and queue it; raise :class:`RateLimited`, :class:`~app.admission.TooManyWaiting`
-        or :class:`~app.queue.QueueFull`.
+        """Store a submission and queue it; raise :class:`RateLimited`, :class:`~app.queue.admission.TooManyWaiting`
+        or :class:`~app.queue.in_process.QueueFull`.
 
         ``client_key`` is the keyed hash of the sender's address: the per-address limits count by it.
         A try (``kind``, with its ``inputs``) is queued and limited exactly as a graded run is. The limits

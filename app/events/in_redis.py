@@ -18,14 +18,14 @@ import redis
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
-from app.events import StoredEvent
+from app.events.log import StoredEvent
 from grader.results.events import EventType
 
 log = logging.getLogger(__name__)
 
 
 class RedisEventFeed:
-    """An :class:`~app.events.EventFeed` on Redis streams, with the database behind it."""
+    """An :class:`~app.events.log.EventFeed` on Redis streams, with the database behind it."""
 
     def __init__(
         self,

@@ -17,7 +17,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.models import Submission, SubmissionStatus
-from app.queue import QueueFull
+from app.queue.in_process import QueueFull
 
 #: Seconds a learner refused for holding their share is told to wait: about one run's time, by which
 #: one of their waiting runs has usually started.
@@ -48,7 +48,7 @@ class QueueShares:
         return cls(share(learner_share), share(address_share), max_queue)
 
     def check(self, session: Session, learner: str, client_key: str | None) -> None:
-        """Raise :class:`TooManyWaiting` or :class:`~app.queue.QueueFull` unless one more run fits.
+        """Raise :class:`TooManyWaiting` or :class:`~app.queue.in_process.QueueFull` unless one more run fits.
 
         Read in the transaction that adds the run, under the creation lock, so concurrent
         submissions are counted one after the other.

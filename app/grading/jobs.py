@@ -20,10 +20,10 @@ from sqlalchemy import and_, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.events import EventLog
-from app.logs import submission_context
-from app.metrics import Metrics
+from app.events.log import EventLog
 from app.models import Progress, Submission, SubmissionKind, SubmissionStatus, utcnow
+from app.monitoring.logs import submission_context
+from app.monitoring.metrics import Metrics
 from grader.exercise.model import Exercise
 from grader.grading.engine import Stop, grade
 from grader.grading.playground import try_solution
