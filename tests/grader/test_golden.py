@@ -30,7 +30,7 @@ GOLDEN = Path(__file__).parent / "golden"
 CASES = sorted(p.name for p in GOLDEN.iterdir() if p.is_dir() and p.name != "__pycache__")
 SLUG = "exercise"
 MLKATA = str(Path(sys.executable).with_name("mlkata"))
-SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "grader" / "results.schema.json").read_text())
+SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "grader" / "results" / "results.schema.json").read_text())
 UPDATE = bool(os.environ.get("MLKATA_UPDATE_GOLDEN"))
 
 EXERCISE_FILES = {"exercise.toml", "statement.md", "starter.py", "reference.py", "checks.py"}
