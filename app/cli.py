@@ -124,8 +124,7 @@ def serve_command(
     import uvicorn  # the grading commands do not need the server's imports
 
     from app.main import create_app
-    from app.monitoring.health import sandbox_refusal
-    from app.monitoring.logs import configure_logging
+    from app.monitoring import configure_logging, sandbox_refusal
     from app.settings import Settings
 
     settings = Settings()
@@ -222,8 +221,8 @@ def worker_command(
     """Grade submissions from Redis (MLKATA_REDIS_URL) into the database (MLKATA_DATABASE_URL)."""
     import os
 
-    from app.grading.worker import WorkerConfigError, run_worker
     from app.settings import Settings
+    from app.worker import WorkerConfigError, run_worker
 
     try:
         run_worker(

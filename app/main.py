@@ -20,30 +20,17 @@ from app.courses import api as course_api
 from app.courses import pages as course_pages
 from app.courses import staff as course_staff
 from app.courses.courses import Courses
-from app.curriculum.live import LiveExercises
+from app.curriculum import LiveExercises, pages
 from app.db import make_engine, make_sessionmaker, upgrade
-from app.events.in_redis import RedisEventFeed
-from app.events.log import EventLog, Notifier
-from app.grading.jobs import GradingJobs
-from app.grading.stopping import StopRequests
-from app.grading.submissions import RateLimit, Submissions
-from app.grading.sweeper import Maintenance, Sweeper
+from app.events import EventLog, Notifier, RedisEventFeed
+from app.grading import GradingJobs, Maintenance, RateLimit, StopRequests, Submissions, Sweeper, WorkerPool
 from app.learners import ClientAddresses, LearnerCookies, LearnerMiddleware
-from app.monitoring import health
-from app.monitoring.health import SandboxStatus
-from app.monitoring.metrics import Metrics
-from app.queue.admission import QueueShares
-from app.queue.fairness import WaitingRuns
-from app.queue.in_process import InProcessQueue, SubmissionQueue, WorkerPool
-from app.queue.in_redis import RedisQueue, consumer_name, redis_client
+from app.monitoring import Metrics, SandboxStatus, health
+from app.queue import InProcessQueue, QueueShares, RedisQueue, SubmissionQueue, WaitingRuns, consumer_name, redis_client
 from app.services import Services
 from app.settings import Settings
-from app.web import pages
-from app.web.assets import Manifest, StaticAssets
-from app.web.docs import docs_router
-from app.web.errors import install_error_handlers
-from app.web.security import SecurityHeadersMiddleware
-from grader.exercise.model import Exercise, load_each_exercise
+from app.web import Manifest, SecurityHeadersMiddleware, StaticAssets, docs_router, install_error_handlers
+from grader.exercise import Exercise, load_each_exercise
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATES_DIR = ROOT / "templates"
@@ -71,7 +58,7 @@ def build_services(
     queue: SubmissionQueue
     if settings.redis_url:
         queue = RedisQueue(
-            redis_client(settings.redis_url), sessions, prefix=settings.redis_prefix, max_size=settings.max_queue,
+            redis_client(settings.redis_url), sessions, prefix=settings.redis_prefix,
             lease_seconds=settings.lease_seconds, poll_seconds=settings.sweep_seconds, consumer=consumer,
         )  # fmt: skip
         events.feed = RedisEventFeed(
@@ -79,7 +66,7 @@ def build_services(
             read_database=events.since,
         )  # fmt: skip
     else:
-        queue = InProcessQueue(settings.max_queue, WaitingRuns(sessions))
+        queue = InProcessQueue(WaitingRuns(sessions))
     shares = QueueShares.of(
         settings.max_queue, learner_share=settings.queue_share_per_learner,
         address_share=settings.queue_share_per_address,
@@ -97,7 +84,7 @@ def build_services(
     )  # fmt: skip
     workers = WorkerPool(queue, jobs.run, size)
     maintenance = None
-    if isinstance(queue, RedisQueue):
+    if queue.shared:
         sweeper = Sweeper(queue, events, jobs, metrics, lease_seconds=settings.lease_seconds)
         maintenance = Maintenance(
             jobs, sweeper, lease_seconds=settings.lease_seconds, sweep_seconds=settings.sweep_seconds
@@ -135,11 +122,11 @@ def create_app(
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         upgrade(services.engine)
-        if isinstance(services.queue, InProcessQueue):
+        if not services.queue.shared:
             # This process was the only grader: runs cut short by a restart are over. With Redis, workers
             # elsewhere may still be running them; the sweeper deals with the ones whose worker died.
             for submission_id in services.jobs.recover():
-                services.queue.enqueue(submission_id, force=True)
+                services.queue.enqueue(submission_id)
         services.start()
         watcher = live.watch(reload_seconds) if reload_exercises else None
         if not (STATIC_DIST / "exercise.js").is_file():
@@ -150,8 +137,7 @@ def create_app(
             if watcher is not None:
                 watcher.stop()
             services.stop()
-            if isinstance(services.events.feed, RedisEventFeed):
-                await services.events.feed.aclose()
+            await services.events.aclose()
 
     app = FastAPI(
         title="mlkata",

@@ -14,6 +14,11 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+def as_utc(moment: datetime) -> datetime:
+    """SQLite hands datetimes back without their zone; they were stored in UTC."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
 class Base(DeclarativeBase):
     pass
 

@@ -9,18 +9,13 @@ from fastapi import Request
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.events.log import EventLog
-from app.grading.jobs import GradingJobs
-from app.grading.stopping import StopRequests
-from app.grading.submissions import Submissions
-from app.grading.sweeper import Maintenance
-from app.monitoring.health import SandboxStatus, check_database, check_queue, health_report
-from app.monitoring.metrics import Metrics
-from app.queue.in_process import SubmissionQueue, WorkerPool
-from app.queue.in_redis import RedisQueue
+from app.events import EventLog
+from app.grading import GradingJobs, Maintenance, StopRequests, Submissions, WorkerPool
+from app.monitoring import Metrics, SandboxStatus, check_database, check_queue, health_report
+from app.queue import SubmissionQueue
 from app.settings import Settings
-from grader.exercise.model import Exercise
-from grader.grading.mistakes.derived import prepare_in_background
+from grader.exercise import Exercise
+from grader.grading import prepare_in_background
 
 
 @dataclass
@@ -40,17 +35,14 @@ class Services:
     stops: StopRequests | None = None
 
     def queue_depth(self) -> int:
-        if isinstance(self.queue, RedisQueue):
-            return self.queue.depth()
-        return len(self.queue.waiting())
+        return self.queue.depth()
 
     def health(self) -> tuple[int, dict[str, Any]]:
         """``/healthz``: (HTTP status, body)."""
-        ping = self.queue.ping if isinstance(self.queue, RedisQueue) else None
         return health_report(
             {
                 "database": check_database(self.engine),
-                "queue": check_queue(ping, self.queue_depth),
+                "queue": check_queue(self.queue),
                 "sandbox": self.sandbox.check(),
             }
         )

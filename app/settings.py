@@ -22,7 +22,7 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-from grader.exercise.model import DEFAULT_EXERCISES
+from grader.exercise import DEFAULT_EXERCISES
 
 SECRET_KEY_FILE = "secret_key"
 SETTINGS_FILE_VARIABLE = "MLKATA_SETTINGS_FILE"

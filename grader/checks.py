@@ -21,12 +21,15 @@ decorator leaves on each function, so importing ``checks.py`` registers nothing 
 
 from __future__ import annotations
 
-from grader.exercise.checks import Check, check, check_rng, collect_checks
-from grader.grading.checking import values_shown
-from grader.grading.expectations import (
+from grader.exercise import Check, check, check_rng, collect_checks
+from grader.grading import (
+    CHECK_HINT,
     DEFAULT_ATOL,
     DEFAULT_RTOL,
+    CheckFailed,
     Expectation,
+    Hint,
+    Student,
     describe,
     expect_array,
     expect_dict,
@@ -34,9 +37,9 @@ from grader.grading.expectations import (
     expect_integer,
     expect_sequence,
     expect_tuple,
+    fail,
+    values_shown,
 )
-from grader.grading.failures import CHECK_HINT, CheckFailed, Hint, fail
-from grader.grading.proxy import Student
 
 __all__ = [
     "CHECK_HINT", "DEFAULT_ATOL", "DEFAULT_RTOL", "Check", "CheckFailed", "Expectation", "Hint", "Student", "check",

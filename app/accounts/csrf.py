@@ -16,7 +16,7 @@ from urllib.parse import parse_qs, urlsplit
 from fastapi import Request
 
 from app.accounts.sessions import cookie_learner_id, session_hash
-from app.web.errors import ApiError
+from app.web import ApiError
 
 FIELD = "csrf_token"
 #: No form of this app comes near it; a larger body is refused unread.

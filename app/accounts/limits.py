@@ -25,8 +25,8 @@ from sqlalchemy import ColumnElement, delete, func, select, text
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.accounts.identity import fold
-from app.grading.submissions import RateLimited, as_utc
-from app.models import LoginAttempt, utcnow
+from app.models import LoginAttempt, as_utc, utcnow
+from app.web import RateLimited
 
 #: A failed sign-in or a wrong current password (one budget: both guess the same password), and a sign-up.
 SIGNIN, SIGNUP = "signin", "signup"
@@ -50,7 +50,7 @@ class Reservation:
 
 
 class LoginLimiter:
-    """Reserves attempts; :class:`~app.grading.submissions.RateLimited` when an account or an address is at its limit."""
+    """Reserves attempts; :class:`~app.grading.RateLimited` when an account or an address is at its limit."""
 
     def __init__(self, sessions: sessionmaker[Session], secret_key: str, limits: LoginLimits) -> None:
         self.sessions, self.limits = sessions, limits

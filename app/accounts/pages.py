@@ -20,9 +20,8 @@ from app.accounts.limits import SIGNIN, Reservation
 from app.accounts.passwords import password_problem
 from app.accounts.sessions import COOKIE_NAME, clear_cookie, cookie_learner_id, current_account, session_cookie
 from app.accounts.users import Account, AccountError, AddressTaken
-from app.grading.submissions import RateLimited
 from app.learners import client_key
-from app.web.errors import ApiError
+from app.web import ApiError, RateLimited
 
 KitDep = Annotated[AccountKit, Depends(account_kit)]
 T = TypeVar("T")

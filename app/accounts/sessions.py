@@ -20,8 +20,7 @@ from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.accounts.users import Account
-from app.grading.submissions import as_utc
-from app.models import AuthSession, User, utcnow
+from app.models import AuthSession, User, as_utc, utcnow
 
 COOKIE_NAME = "mlkata_session"
 BROWSER, API = "browser", "api"

@@ -11,8 +11,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app.accounts.identity import email_problem, fold
 from app.accounts.passwords import Passwords, password_problem
-from app.grading.submissions import as_utc
-from app.models import AuthSession, Learner, Progress, Role, Submission, User, utcnow
+from app.models import AuthSession, Learner, Progress, Role, Submission, User, as_utc, utcnow
 
 
 class AccountError(Exception):

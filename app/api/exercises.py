@@ -7,12 +7,20 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Query, Request
 from pydantic import BaseModel, Field
 
-from app.curriculum.catalog import ExerciseDetail, ExerciseSummary, detail, in_order, loading_error, summary
-from app.curriculum.hints import hint_access
-from app.curriculum.live import LiveExercises, live_exercises
+from app.curriculum import (
+    ExerciseDetail,
+    ExerciseSummary,
+    LiveExercises,
+    detail,
+    hint_access,
+    in_order,
+    live_exercises,
+    loading_error,
+    summary,
+)
 from app.learners import learner_id
 from app.services import Services, services
-from app.web.errors import ApiError, error_responses
+from app.web import ApiError, error_responses
 
 router = APIRouter(tags=["exercises"])
 ServicesDep = Annotated[Services, Depends(services)]

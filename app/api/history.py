@@ -10,11 +10,10 @@ from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, Field
 
 from app.api.exercises import LiveDep, refuse_broken
-from app.grading.submissions import as_utc
 from app.learners import learner_id
-from app.models import Submission, SubmissionStatus
+from app.models import Submission, SubmissionStatus, as_utc
 from app.services import Services, services
-from app.web.errors import ApiError, error_responses
+from app.web import ApiError, error_responses
 
 router = APIRouter(tags=["submissions"])
 ServicesDep = Annotated[Services, Depends(services)]

@@ -13,18 +13,15 @@ from pydantic import BaseModel, Field
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from app.api.exercises import LiveDep, refuse_broken
-from app.curriculum.live import LiveExercises
-from app.grading.submissions import RateLimited, public_view
+from app.curriculum import LiveExercises
+from app.grading import public_view
 from app.learners import client_key, learner_id
 from app.models import SubmissionKind
-from app.queue.admission import TooManyWaiting
-from app.queue.in_process import QueueFull
+from app.queue import QueueFull, TooManyWaiting
 from app.services import Services, services
-from app.web.errors import ApiError, error_responses
-from grader.grading.playground import MAX_INPUTS_BYTES
-from grader.results.events import EventType
-from grader.results.records import GradeResult
-from grader.results.reports.exercism import to_exercism
+from app.web import ApiError, RateLimited, error_responses
+from grader.grading import MAX_INPUTS_BYTES
+from grader.results import EventType, GradeResult, to_exercism
 
 router = APIRouter(tags=["submissions"])
 ServicesDep = Annotated[Services, Depends(services)]

@@ -17,7 +17,7 @@ from app.courses.pages import CoursesDep
 from app.courses.runs import load_runs
 from app.courses.staff import csv_response
 from app.services import Services, services
-from app.web.errors import error_responses
+from app.web import error_responses
 
 router = APIRouter(prefix="/api", tags=["courses"])
 ServicesDep = Annotated[Services, Depends(services)]

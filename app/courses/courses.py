@@ -12,9 +12,8 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.accounts.users import Account
-from app.grading.submissions import as_utc
-from app.models import Course, CourseExercise, Enrollment, Role, User, utcnow
-from app.web.errors import ApiError
+from app.models import Course, CourseExercise, Enrollment, Role, User, as_utc, utcnow
+from app.web import ApiError
 
 MAX_TITLE = 200
 STAFF_CANNOT_JOIN = "You teach this course, so you cannot join it as a student."

@@ -10,9 +10,8 @@ from datetime import datetime, timedelta
 
 from app.courses.courses import CourseInfo, Student
 from app.courses.runs import Run
-from grader.exercise.model import Exercise
-from grader.grading.mistakes.derived import hint_of, is_derived
-from grader.grading.symptoms import LABELS
+from grader.exercise import Exercise
+from grader.grading import LABELS, hint_of, is_derived
 
 
 @dataclass(frozen=True)

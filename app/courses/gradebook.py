@@ -13,7 +13,7 @@ from typing import Any
 
 from app.courses.courses import CourseInfo
 from app.courses.dashboard import Matrix
-from grader.exercise.model import Exercise
+from grader.exercise import Exercise
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 

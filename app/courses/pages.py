@@ -28,10 +28,10 @@ from app.courses.courses import (
 )
 from app.courses.dashboard import cell
 from app.courses.runs import load_runs
-from app.curriculum.catalog import in_order
+from app.curriculum import in_order
 from app.models import utcnow
 from app.services import Services, services
-from app.web.errors import ApiError
+from app.web import ApiError
 
 ServicesDep = Annotated[Services, Depends(services)]
 KitDep = Annotated[AccountKit, Depends(account_kit)]

@@ -20,10 +20,9 @@ from redis.exceptions import RedisError
 from sqlalchemy import delete, select
 
 from app.courses.runs import load_runs, stopped
-from app.grading.submissions import as_utc
-from app.models import Enrollment, Progress, Submission, SubmissionKind, SubmissionStatus, User
+from app.models import Enrollment, Progress, Submission, SubmissionKind, SubmissionStatus, User, as_utc
 from app.services import Services
-from grader.results.events import EventType, QueuedData
+from grader.results import EventType, QueuedData
 
 _FINISHED = [SubmissionStatus.PASS.value, SubmissionStatus.FAIL.value, SubmissionStatus.ERROR.value]
 Which = Literal["all", "latest"]
@@ -134,7 +133,7 @@ def regrade(
             copy_id = pending.pop(0)
             waiting.add(copy_id)
             with suppress(RedisError):  # recorded as queued: the sweeper queues it once Redis answers
-                services.queue.enqueue(copy_id, force=True)
+                services.queue.enqueue(copy_id)
         finished = _finished(services, waiting)
         done.update(finished)
         waiting -= set(finished)

@@ -18,9 +18,8 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.grading.submissions import as_utc
-from app.models import Submission, SubmissionKind, SubmissionStatus
-from grader.results.records import Reason
+from app.models import Submission, SubmissionKind, SubmissionStatus, as_utc
+from grader.results import Reason
 
 _FINISHED = [SubmissionStatus.PASS.value, SubmissionStatus.FAIL.value, SubmissionStatus.ERROR.value]
 

@@ -25,7 +25,7 @@ from app.courses.pages import CoursesDep
 from app.courses.runs import load_runs
 from app.models import Submission, SubmissionEvent
 from app.services import Services, services
-from app.web.errors import ApiError
+from app.web import ApiError
 
 ServicesDep = Annotated[Services, Depends(services)]
 

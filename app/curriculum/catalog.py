@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, Field
 
-from grader.exercise.model import BrokenExercise, Exercise
+from grader.exercise import BrokenExercise, Exercise
 
 
 class FunctionInfo(BaseModel):

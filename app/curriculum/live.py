@@ -20,7 +20,7 @@ from pathlib import Path
 
 from fastapi import Request
 
-from grader.exercise.model import BrokenExercise, Exercise, exercise_folders, load_or_explain
+from grader.exercise import BrokenExercise, Exercise, exercise_folders, load_or_explain
 
 log = logging.getLogger(__name__)
 

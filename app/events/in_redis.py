@@ -19,7 +19,7 @@ import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
 from app.events.log import StoredEvent
-from grader.results.events import EventType
+from grader.results import EventType
 
 log = logging.getLogger(__name__)
 

@@ -27,8 +27,7 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.models import Submission, SubmissionEvent
-from grader.results.caps import OUTPUT_CHARS, cap_text
-from grader.results.events import EventType
+from grader.results import OUTPUT_CHARS, EventType, cap_text
 
 log = logging.getLogger(__name__)
 
@@ -98,6 +97,10 @@ class EventFeed(Protocol):
 
     def close(self) -> None: ...
 
+    async def aclose(self) -> None:
+        """Close what :meth:`follow` opened on the server's event loop."""
+        ...
+
 
 class EventLog:
     """Records and reads the events of submissions."""
@@ -118,6 +121,11 @@ class EventLog:
         # SQLITE_BUSY halfway. PostgreSQL's row locks need no help.
         sqlite = sessions.kw["bind"].dialect.name == "sqlite"
         self._write_lock: threading.Lock | nullcontext[None] = threading.Lock() if sqlite else nullcontext()
+
+    async def aclose(self) -> None:
+        """Close the feed's connections made on the server's event loop, if there is a feed."""
+        if self.feed is not None:
+            await self.feed.aclose()
 
     @contextmanager
     def writing(self) -> Iterator[Session]:

@@ -20,30 +20,31 @@ from sqlalchemy import and_, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.events.log import EventLog
+from app.events import EventLog
 from app.models import Progress, Submission, SubmissionKind, SubmissionStatus, utcnow
-from app.monitoring.logs import submission_context
-from app.monitoring.metrics import Metrics
-from grader.exercise.model import Exercise
-from grader.grading.engine import Stop, grade
-from grader.grading.playground import try_solution
-from grader.results.events import (
+from app.monitoring import Metrics, submission_context
+from grader.exercise import Exercise
+from grader.grading import Stop, grade, try_solution
+from grader.results import (
     CheckData,
     CheckFinished,
     DoneData,
     EventType,
     Finished,
+    GradeResult,
     OutputData,
     OutputProduced,
     QueuedData,
+    Reason,
     Started,
     StartedData,
+    Status,
     Tried,
+    TryResult,
     ValueData,
     ValueShown,
+    messages,
 )
-from grader.results.records import GradeResult, Reason, Status
-from grader.results.tried import TryResult
 
 log = logging.getLogger(__name__)
 
@@ -171,7 +172,7 @@ class GradingJobs:
         submission_id, attempt = claim.submission_id, claim.attempt
         exercise = self.exercises.get(claim.slug)
         if exercise is None:
-            self.finish(submission_id, internal_error(claim.slug, f"The exercise {claim.slug!r} no longer exists."))
+            self.finish(submission_id, internal_error(claim.slug, messages.exercise_gone(claim.slug)))
             return
         log.info("grading (attempt %d)", attempt)
         finished = False
@@ -206,9 +207,7 @@ class GradingJobs:
         except Exception as exc:  # counted as a sandbox failure by finish (internal_error)
             log.exception("grading raised")
             if not finished:
-                message = (
-                    f"The grader failed ({type(exc).__name__}). This is a problem on the server, not in your code."
-                )
+                message = messages.grader_failed(type(exc).__name__)
                 self.finish(
                     submission_id, internal_error(claim.slug, message), attempt=attempt, version=exercise.version
                 )
@@ -315,7 +314,7 @@ class GradingJobs:
                 select(Submission.id).where(Submission.status == _QUEUED).order_by(Submission.created_at)
             ).all()
         for submission_id, slug in rows:
-            self.finish(submission_id, internal_error(slug, "The server restarted while this ran. Press Run again."))
+            self.finish(submission_id, internal_error(slug, messages.server_restarted()))
         return list(waiting)
 
 

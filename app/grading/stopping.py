@@ -15,14 +15,12 @@ from typing import Any
 import redis
 from redis.exceptions import RedisError
 
-from app.events.log import EventLog
+from app.events import EventLog
 from app.grading.jobs import GradingJobs, internal_error
 from app.models import Submission, SubmissionKind
-from grader.exercise.model import Exercise
-from grader.grading.engine import stopped_result
-from grader.results.events import EventType
-from grader.results.records import CheckResult, Reason, Status
-from grader.results.tried import TriedValue, TryResult
+from grader.exercise import Exercise
+from grader.grading import stopped_result
+from grader.results import CheckResult, EventType, Reason, Status, TriedValue, TryResult, messages
 
 log = logging.getLogger(__name__)
 
@@ -64,12 +62,12 @@ class StopRequests:
             values = [TriedValue.model_validate(e.data["value"]) for e in events if e.type == EventType.VALUE]
             return TryResult(
                 exercise=submission.exercise, status=Status.ERROR, reason=Reason.STOPPED, values=values,
-                message="Stopped: you stopped the try before it finished.",
+                message=messages.try_stopped(),
             )  # fmt: skip
         checks = [CheckResult.model_validate(e.data["check"]) for e in events if e.type == EventType.CHECK]
         exercise = self.exercises.get(submission.exercise)
         if exercise is None:
-            return internal_error(submission.exercise, "The exercise no longer exists.")
+            return internal_error(submission.exercise, messages.exercise_gone(submission.exercise))
         return stopped_result(exercise, checks)
 
     def start(self) -> None:

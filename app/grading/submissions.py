@@ -7,32 +7,24 @@ import math
 import threading
 import uuid
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from redis.exceptions import RedisError
 from sqlalchemy import ColumnElement, select
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.events.log import EventLog
+from app.events import EventLog
 from app.learners import ensure_learner
-from app.models import Progress, Submission, SubmissionKind, SubmissionStatus, utcnow
-from app.queue.admission import QueueShares
-from app.queue.fairness import WaitingRuns, exclusive
-from app.queue.in_process import SubmissionQueue
-from grader.results.events import EventType, QueuedData
-from grader.results.records import student_document
+from app.models import Progress, Submission, SubmissionKind, SubmissionStatus, as_utc, utcnow
+from app.queue import QueueShares, SubmissionQueue, WaitingRuns, exclusive
+from app.web import RateLimited
+from grader.results import EventType, QueuedData, student_document
 
 log = logging.getLogger(__name__)
 
 #: A PostgreSQL advisory lock key: web processes add submissions one at a time, so every limit holds exactly.
 _CREATION_LOCK = 0x6D6C6B71
-
-
-class RateLimited(Exception):
-    def __init__(self, retry_after: int) -> None:
-        super().__init__(f"retry after {retry_after} s")
-        self.retry_after = retry_after
 
 
 @dataclass(frozen=True)
@@ -96,7 +88,7 @@ class Submissions:
             place = self.runs.position(submission.id, within, session=session)
             self.events.add(session, submission.id, EventType.QUEUED, QueuedData(position=place).model_dump())
         try:
-            self.queue.enqueue(submission.id, force=True)
+            self.queue.enqueue(submission.id)
         except RedisError as exc:
             # Recorded is enough: idle workers look in the database for runs no bell announced.
             log.warning("queueing failed, workers will find it: %s", exc, extra={"submission_id": submission.id})
@@ -189,11 +181,6 @@ class Submissions:
                 select(Progress.exercise, Progress.solved_at).where(Progress.learner_id == learner)
             ).all()
         return {slug: as_utc(when) for slug, when in rows}
-
-
-def as_utc(moment: datetime) -> datetime:
-    """SQLite hands datetimes back without their zone; they were stored in UTC."""
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 def public_view(submission: Submission, position: int | None, base: str = "/api") -> dict[str, Any]:

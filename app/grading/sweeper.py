@@ -18,12 +18,12 @@ import threading
 from redis.exceptions import RedisError
 from sqlalchemy import select, update
 
-from app.events.log import EventLog
+from app.events import EventLog
 from app.grading.jobs import GradingJobs, internal_error
 from app.models import Submission, SubmissionStatus, utcnow
-from app.monitoring.metrics import Metrics
-from app.queue.in_redis import RedisQueue
-from grader.results.events import EventType, QueuedData
+from app.monitoring import Metrics
+from app.queue import SubmissionQueue
+from grader.results import EventType, QueuedData, messages
 
 log = logging.getLogger(__name__)
 
@@ -38,7 +38,7 @@ class Sweeper:
     """Finds submissions stuck past their lease and queues them again."""
 
     def __init__(
-        self, queue: RedisQueue, events: EventLog, jobs: GradingJobs, metrics: Metrics, *, lease_seconds: float
+        self, queue: SubmissionQueue, events: EventLog, jobs: GradingJobs, metrics: Metrics, *, lease_seconds: float
     ) -> None:
         self.queue, self.events, self.jobs, self.metrics = queue, events, jobs, metrics
         self.lease_seconds = lease_seconds
@@ -64,9 +64,7 @@ class Sweeper:
         for submission_id, attempt, slug in rows:
             extra = {"submission_id": submission_id}
             if attempt >= self.jobs.max_attempts:
-                message = (
-                    f"The grader stopped {attempt} times while grading this. Press Run again, or tell your teacher."
-                )
+                message = messages.grader_gave_up(attempt)
                 if self.jobs.finish(submission_id, internal_error(slug, message), attempt=attempt):
                     log.warning("failed after %d claims", attempt, extra=extra)
                     swept += 1
@@ -94,7 +92,7 @@ class Sweeper:
 
     def _enqueue(self, submission_id: str) -> None:
         try:
-            self.queue.enqueue(submission_id, force=True)
+            self.queue.enqueue(submission_id)
         except RedisError as exc:  # queued all the same: an idle worker finds it in the database
             log.warning("ringing for it failed: %s", exc, extra={"submission_id": submission_id})
 

@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Protocol
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
@@ -130,13 +130,22 @@ def check_database(engine: Engine) -> Component:
     return {"status": "ok", "backend": engine.dialect.name}
 
 
-def check_queue(ping: Callable[[], None] | None, depth: Callable[[], int]) -> Component:
-    """``ping`` is None for the embedded queue, which cannot be unreachable."""
-    backend = "embedded" if ping is None else "redis"
+class Queue(Protocol):
+    """What health reads of the grading queue (:class:`app.queue.SubmissionQueue`)."""
+
+    shared: bool
+
+    def ping(self) -> None: ...
+
+    def depth(self) -> int: ...
+
+
+def check_queue(queue: Queue) -> Component:
+    """Whether the queue answers, and how many runs wait in it."""
+    backend = "redis" if queue.shared else "embedded"
     try:
-        if ping is not None:
-            ping()
-        waiting = depth()
+        queue.ping()
+        waiting = queue.depth()
     except (RedisError, SQLAlchemyError, OSError) as exc:
         return {"status": "fail", "backend": backend, "error": f"{type(exc).__name__}: {exc}"}
     return {"status": "ok", "backend": backend, "depth": waiting}

@@ -17,11 +17,14 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.models import Submission, SubmissionStatus
-from app.queue.in_process import QueueFull
 
 #: Seconds a learner refused for holding their share is told to wait: about one run's time, by which
 #: one of their waiting runs has usually started.
 SHARE_RETRY_SECONDS = 5
+
+
+class QueueFull(Exception):
+    """The queue holds as many submissions as it may."""
 
 
 class TooManyWaiting(Exception):

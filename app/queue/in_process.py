@@ -1,17 +1,10 @@
-"""The grading queue: submission ids waiting for a worker, and the pool of workers taking them.
-
-The database row is the source of truth; a queue carries only ids, so another implementation
-(Redis Streams, for workers in other processes) can replace :class:`InProcessQueue`. Either hands
-its ids out in the fair order of :mod:`app.queue.fairness` (round-robin by learner), not as they came.
-"""
+"""The grading queue of one process: its threads take the ids it holds, in fair order."""
 
 from __future__ import annotations
 
 import logging
 import threading
 import time
-from collections.abc import Callable
-from typing import Protocol
 
 from app.queue.fairness import WaitingRuns
 
@@ -22,48 +15,16 @@ log = logging.getLogger(__name__)
 _HANDED_SECONDS = 30.0
 
 
-class QueueFull(Exception):
-    """The queue holds as many submissions as it may."""
-
-
-class SubmissionQueue(Protocol):
-    """What the web app and the workers need from a queue."""
-
-    def enqueue(self, submission_id: str, *, force: bool = False) -> None:
-        """Add an id (recorded as queued already). Raise :class:`QueueFull` unless ``force``."""
-        ...
-
-    def take(self, timeout: float) -> str | None:
-        """The id whose turn it is, or None after ``timeout`` seconds or once the queue is closed."""
-        ...
-
-    def scope(self) -> set[str] | None:
-        """The ids this queue hands out; None when it hands out every waiting run in the database."""
-        ...
-
-    def position(self, submission_id: str) -> int | None:
-        """1-based place of a waiting id in the order it will be taken; None when it is not waiting."""
-        ...
-
-    def waiting(self) -> list[str]:
-        """The waiting ids, in the order they will be taken."""
-        ...
-
-    def ack(self, submission_id: str) -> None:
-        """The id taken last has been dealt with (its result is recorded, or it was not ours to grade)."""
-        ...
-
-    def close(self) -> None: ...
-
-
 class InProcessQueue:
     """A bounded queue shared by the threads of one process, handing out its ids in fair order.
 
     Without ``runs`` (to order by) it is first in, first out.
     """
 
-    def __init__(self, max_size: int, runs: WaitingRuns | None = None) -> None:
-        self.max_size = max_size
+    shared = False
+    consumer = "this process"
+
+    def __init__(self, runs: WaitingRuns | None = None) -> None:
         self.runs = runs
         self._items: dict[str, None] = {}  # insertion-ordered set
         # Handed out, maybe not started yet (when): their learners just had a turn. Kept until acknowledged,
@@ -72,10 +33,8 @@ class InProcessQueue:
         self._condition = threading.Condition()
         self._closed = False
 
-    def enqueue(self, submission_id: str, *, force: bool = False) -> None:
+    def enqueue(self, submission_id: str) -> None:
         with self._condition:
-            if not force and len(self._items) >= self.max_size:
-                raise QueueFull(f"{len(self._items)} submissions are waiting")
             self._items[submission_id] = None
             self._condition.notify()
 
@@ -114,6 +73,15 @@ class InProcessQueue:
             ids = list(self._items)
         return self._order(ids)
 
+    def depth(self) -> int:
+        return len(self)
+
+    def ping(self) -> None:
+        """In this process: always reachable."""
+
+    def forget_idle_consumers(self, idle_seconds: float) -> int:
+        return 0  # its takers are this process's threads
+
     def _order(self, ids: list[str]) -> list[str]:
         if self.runs is None or not ids:
             return ids
@@ -145,64 +113,3 @@ class InProcessQueue:
         with self._condition:
             self._closed = True
             self._condition.notify_all()
-
-
-class WorkerPool:
-    """N threads, each taking ids from the queue and handing them to ``handle`` (which grades)."""
-
-    def __init__(
-        self,
-        queue: SubmissionQueue,
-        handle: Callable[[str], None],
-        size: int,
-        on_taken: Callable[[], None] | None = None,
-    ) -> None:
-        self.queue, self.handle, self.size = queue, handle, size
-        self.on_taken = on_taken or (lambda: None)
-        self._threads: list[threading.Thread] = []
-        self._stopping = threading.Event()
-
-    def start(self) -> None:
-        for index in range(self.size):
-            thread = threading.Thread(target=self._work, name=f"mlkata-grader-{index + 1}", daemon=True)
-            thread.start()
-            self._threads.append(thread)
-
-    def stop(self, timeout: float = 15.0) -> bool:
-        """Stop taking work; wait for the runs in progress (at most ``timeout`` seconds in all).
-
-        Return whether every thread finished in time.
-        """
-        self._stopping.set()
-        self.queue.close()
-        deadline = time.monotonic() + timeout
-        for thread in self._threads:
-            thread.join(timeout=max(0.0, deadline - time.monotonic()))
-        finished = not any(thread.is_alive() for thread in self._threads)
-        self._threads.clear()
-        return finished
-
-    def _work(self) -> None:
-        while not self._stopping.is_set():
-            try:
-                submission_id = self.queue.take(timeout=0.5)
-            except Exception:  # the database or Redis failed while choosing: try again in a moment
-                log.exception("taking from the queue failed")
-                self._stopping.wait(1.0)
-                continue
-            if submission_id is None:
-                continue
-            try:
-                self.on_taken()
-            except Exception:
-                log.exception("reporting queue positions failed")
-            try:
-                self.handle(submission_id)
-            except Exception:  # the handler records its own failures; this keeps the worker alive regardless
-                # Not acknowledged: the queue hands it out again once its lease runs out.
-                log.exception("grading submission %s failed", submission_id, extra={"submission_id": submission_id})
-                continue
-            try:
-                self.queue.ack(submission_id)
-            except Exception:
-                log.exception("acknowledging submission %s failed", submission_id)

@@ -29,7 +29,6 @@ from redis.exceptions import RedisError, ResponseError
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.queue.fairness import WaitingRun, WaitingRuns
-from app.queue.in_process import QueueFull
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +45,9 @@ def consumer_name() -> str:
 
 
 class RedisQueue:
-    """A :class:`~app.queue.in_process.SubmissionQueue` on a Redis stream with a consumer group."""
+    """A :class:`~app.queue.protocol.SubmissionQueue` on a Redis stream with a consumer group."""
+
+    shared = True
 
     def __init__(
         self,
@@ -54,7 +55,6 @@ class RedisQueue:
         sessions: sessionmaker[Session],
         *,
         prefix: str,
-        max_size: int,
         lease_seconds: float,
         poll_seconds: float = 5.0,
         consumer: str | None = None,
@@ -62,7 +62,7 @@ class RedisQueue:
         self.client, self.sessions = client, sessions
         self.runs = WaitingRuns(sessions)
         self.prefix, self.stream = prefix, f"{prefix}:jobs"
-        self.max_size, self.lease_seconds, self.poll_seconds = max_size, lease_seconds, poll_seconds
+        self.lease_seconds, self.poll_seconds = lease_seconds, poll_seconds
         self.consumer = consumer or consumer_name()
         self._taken: dict[str, set[str]] = {}  # submission id → entry ids this process took for it
         self._lock = threading.Lock()
@@ -72,14 +72,12 @@ class RedisQueue:
 
     # -- producing --------------------------------------------------------------------------------------------
 
-    def enqueue(self, submission_id: str, *, force: bool = False) -> None:
+    def enqueue(self, submission_id: str) -> None:
         """Ring: add an entry for a waiting run, which any worker may take now (even if it was taken before).
 
         Raises :class:`redis.exceptions.RedisError` when Redis is away: the caller has recorded the
         submission already, and workers find it in the database.
         """
-        if not force and self.depth() >= self.max_size:
-            raise QueueFull(f"{self.max_size} submissions are waiting")
         pipe = self.client.pipeline(transaction=False)
         pipe.delete(self._taken_key(submission_id))  # given back by a stopping worker: free to take at once
         pipe.xadd(self.stream, {"id": submission_id}, maxlen=STREAM_MAX_LENGTH, approximate=True)

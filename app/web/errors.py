@@ -32,6 +32,14 @@ class ApiError(Exception):
         self.status, self.message, self.headers = status, message, headers
 
 
+class RateLimited(Exception):
+    """A request over one of its limits: answered 429 with ``Retry-After``."""
+
+    def __init__(self, retry_after: int) -> None:
+        super().__init__(f"retry after {retry_after} s")
+        self.retry_after = retry_after
+
+
 def error_response(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
     body = ErrorBody(error=ErrorDetail(status=status, message=message))
     return JSONResponse(body.model_dump(), status_code=status, headers=headers)

@@ -17,8 +17,9 @@ from rich.markup import escape
 
 from grader.authoring import verified
 from grader.authoring.katex import KatexUnavailable, math_problems
+from grader.authoring.terminal import print_result
 from grader.authoring.verify import REFERENCE_PASSES, Finding, crash_report, verify_exercise
-from grader.exercise.model import (
+from grader.exercise import (
     DEFAULT_EXERCISES,
     BrokenExercise,
     Exercise,
@@ -27,12 +28,8 @@ from grader.exercise.model import (
     load_exercise,
     load_or_explain,
 )
-from grader.grading.engine import grade
-from grader.results import tracebacks
-from grader.results.records import GradeResult, Reason, Status
-from grader.results.reports.exercism import to_exercism
-from grader.results.reports.junit import Case, cases_from_result, to_junit_xml
-from grader.results.reports.text import print_result
+from grader.grading import grade
+from grader.results import Case, GradeResult, Reason, Status, cases_from_result, to_exercism, to_junit_xml, tracebacks
 from grader.sandbox import SandboxUnavailable, examine, require_sandbox
 
 EXIT_PASS, EXIT_FAIL, EXIT_USAGE = 0, 1, 2

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.exercise.statement import _markdown
+from grader.exercise import markdown_parser
 
 ROOT = Path(__file__).resolve().parents[2]
 KATEX = ROOT / "node_modules" / "katex"
@@ -57,7 +57,7 @@ class MathSpan:
 def math_spans(markdown: str) -> list[MathSpan]:
     """Every math span of a statement, in order, each with its line (as the page will find them)."""
     spans: list[MathSpan] = []
-    for token in _markdown().parse(markdown):
+    for token in markdown_parser().parse(markdown):
         if token.type in ("math_block", "math_block_label"):
             spans.append(MathSpan(token.content, True, (token.map[0] + 1) if token.map else 1))
             continue

@@ -14,7 +14,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from grader.exercise.model import SLUG_PATTERN, load_exercise
+from grader.exercise import SLUG_PATTERN, load_exercise
 
 
 class ScaffoldError(ValueError):

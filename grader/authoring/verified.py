@@ -15,7 +15,7 @@ from importlib import metadata
 from pathlib import Path
 
 from grader.authoring import user_cache
-from grader.exercise.model import Exercise
+from grader.exercise import Exercise
 
 KIND = "verified"
 CODE = (Path(__file__).resolve().parents[1], Path(__file__).resolve().parents[2] / "runner")

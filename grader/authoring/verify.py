@@ -15,11 +15,9 @@ import time
 from dataclasses import dataclass
 
 from grader.authoring.katex import KatexUnavailable, math_problems
-from grader.exercise.model import Exercise
-from grader.grading.engine import grade
-from grader.grading.playground import try_solution
-from grader.results import tracebacks
-from grader.results.records import CheckResult, GradeResult, Reason, Status
+from grader.exercise import Exercise
+from grader.grading import grade, try_solution
+from grader.results import CheckResult, GradeResult, Reason, Status, tracebacks
 
 #: The name of the finding that the reference passes (whether later steps can trust it).
 REFERENCE_PASSES = "reference solution passes every check"

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 
 if TYPE_CHECKING:
-    from grader.grading.proxy import Student
+    from grader.grading import Student
 
 #: What the grader calls: the check with its generator, if it takes one, already bound.
 CheckFunction = Callable[["Student"], None]

@@ -181,7 +181,7 @@ class Exercise:
 
     @cached_property
     def known_mistakes(self) -> list[KnownMistake]:
-        """The mutants, compiled once, for naming a wrong answer's mistake (see grader.grading.mistakes.fingerprints)."""
+        """The mutants, compiled once, for naming a wrong answer's mistake (see grader.grading.mistakes)."""
         mistakes = []
         for name, spec in self.config.mutants.items():
             own = self.mutant_file(name)

@@ -35,7 +35,7 @@ def _math_renderer(element: str, css: str) -> Callable[[object, Sequence[Token],
 
 
 @lru_cache(maxsize=1)
-def _markdown() -> MarkdownIt:
+def markdown_parser() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": False}).enable("table")
     md.use(
         dollarmath_plugin,
@@ -57,7 +57,7 @@ def render_statement(markdown: str) -> str:
     """HTML for a statement; raise :class:`StatementError` for unbalanced math delimiters."""
     if not markdown.strip():
         raise StatementError("the statement is empty")
-    md = _markdown()
+    md = markdown_parser()
     tokens = md.parse(markdown)
     for token in tokens:
         for child in token.children or []:

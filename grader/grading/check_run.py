@@ -16,21 +16,17 @@ from typing import Any
 
 import numpy as np
 
-from grader.exercise.checks import Check
-from grader.exercise.model import Exercise
+from grader.exercise import Check, Exercise
 from grader.grading import verdicts
 from grader.grading.checking import checking
 from grader.grading.failures import CheckFailed
 from grader.grading.leaks import leaks
-from grader.grading.mistakes.across import symptom_across
+from grader.grading.mistakes import symptom_across
 from grader.grading.proxy import Call, CallRefused, Student
 from grader.grading.session import SolutionRaised, UnsupportedValue
 from grader.grading.symptoms import shown_apart
 from grader.grading.verdicts import Verdict
-from grader.results import tracebacks
-from grader.results.caps import cap_text
-from grader.results.display import show_value
-from grader.results.records import Location, Reason, Status
+from grader.results import Location, Reason, Status, cap_text, messages, show_value, tracebacks
 from grader.sandbox import Ending, RunnerDied
 
 log = logging.getLogger(__name__)
@@ -93,7 +89,7 @@ def checked(exercise: Exercise, check: Check, student: Student) -> Checked:
         shown = leaks(failed.message, exercise.function_names, student.log.calls, failed.expected, failed.got)
         if shown:
             log.error("hidden check %s of %s shows %s in its message", check.id, exercise.slug, "; ".join(shown))
-            said = verdicts.withheld_message(failed.symptom.sentence if failed.symptom else None)
+            said = messages.withheld_message(failed.symptom.sentence if failed.symptom else None)
             verdict = Verdict(Status.FAIL, Reason.WRONG_ANSWER, said)
             return Checked(verdict, hint, symptom=symptom, withheld=failed.message)
         return Checked(verdict, hint, symptom=symptom)
@@ -108,7 +104,7 @@ def checked(exercise: Exercise, check: Check, student: Student) -> Checked:
         return Checked(verdicts.unsupported(_current_call(student), exc.detail if public else None))
     except RunnerDied as died:
         if died.ending is Ending.STOPPED:
-            return Checked(Verdict(Status.ERROR, Reason.STOPPED, verdicts.stopped_during(), ends_run=True))
+            return Checked(Verdict(Status.ERROR, Reason.STOPPED, messages.stopped_during(), ends_run=True))
         return Checked(verdicts.died(died, f"during {_current_call(student)}", limits, public=public))
     except LoadFailed as failure:  # a restart after a crash failed to load again
         return Checked(Verdict(Status.ERROR, failure.reason, failure.message, ends_run=True))

@@ -14,21 +14,30 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from grader.exercise.checks import Check
-from grader.exercise.mistakes import KnownMistake
-from grader.exercise.model import Exercise
+from grader.exercise import Check, Exercise, KnownMistake
 from grader.grading import verdicts
 from grader.grading.budget import BudgetExceeded, CheckBudget
 from grader.grading.check_run import Checked, LoadFailed, checked, with_pattern
-from grader.grading.mistakes.derived import derived_mistakes
-from grader.grading.mistakes.fingerprints import matching
-from grader.grading.mistakes.leads import ABOUT_THE_ANSWERS, name_mistakes
-from grader.grading.mistakes.replay import allowance
+from grader.grading.mistakes import ABOUT_THE_ANSWERS, allowance, derived_mistakes, matching, name_mistakes
 from grader.grading.proxy import Call, Student
 from grader.grading.session import SolutionRaised, SolutionSession, SolutionSyntaxError
-from grader.results.caps import MESSAGE_CHARS, OUTPUT_CHARS, cap_text, fit_result
-from grader.results.events import CheckFinished, EventSink, Finished, OutputProduced, Started
-from grader.results.records import CheckResult, GradeResult, Location, Reason, Status
+from grader.results import (
+    MESSAGE_CHARS,
+    OUTPUT_CHARS,
+    CheckFinished,
+    CheckResult,
+    EventSink,
+    Finished,
+    GradeResult,
+    Location,
+    OutputProduced,
+    Reason,
+    Started,
+    Status,
+    cap_text,
+    fit_result,
+    messages,
+)
 from grader.sandbox import Run, RunClock, RunnerDied, SandboxUnavailable
 
 log = logging.getLogger(__name__)
@@ -118,7 +127,7 @@ class _Plan:
 def validate_source(source: str | bytes, max_bytes: int) -> tuple[str, str | None]:
     """Return the source as text, or a message saying why it cannot be graded."""
     raw = source.encode("utf-8", "surrogatepass") if isinstance(source, str) else source
-    return verdicts.source_problem(raw, max_bytes)
+    return messages.source_problem(raw, max_bytes)
 
 
 def _grade(
@@ -154,7 +163,7 @@ def _grade(
             return error(failure.reason, failure.message, location=failure.location, output=output)
         except SandboxUnavailable as exc:
             log.error("sandbox unavailable for %s: %s", exercise.slug, exc)
-            return error(Reason.INTERNAL_ERROR, verdicts.sandbox_unavailable(exc))
+            return error(Reason.INTERNAL_ERROR, messages.sandbox_unavailable(exc))
         load_output = cap_text(runs.take_output(), OUTPUT_CHARS)
         emit(Started(checks=[c.title for c in exercise.checks]))
         if load_output:
@@ -172,11 +181,11 @@ def _grade(
         "max_points": max_points, "output": load_output or None, "output_truncated": runs.output_truncated,
     }  # fmt: skip
     if not failing:
-        return GradeResult(status=Status.PASS, reason=Reason.PASSED, message=verdicts.all_passed(len(tests)), **common)
+        return GradeResult(status=Status.PASS, reason=Reason.PASSED, message=messages.all_passed(len(tests)), **common)
     worst = next((t for t in failing if t.reason in verdicts.ABOUT_THE_RUN), failing[0])
-    message = verdicts.some_failed(len(failing), len(tests), lead.mistake if lead else None)
+    message = messages.some_failed(len(failing), len(tests), lead.mistake if lead else None)
     if worst.reason is Reason.TIMEOUT:
-        message = verdicts.timed_out_in(worst.name, message)
+        message = messages.timed_out_in(worst.name, message)
     return GradeResult(status=Status.FAIL, reason=worst.reason, message=message, mistake=lead, **common)
 
 
@@ -190,9 +199,9 @@ def stopped_result(exercise: Exercise, finished: list[CheckResult], *, output: s
             continue
         if current is None:
             current = check.title
-            message, reason = verdicts.stopped_during(), Reason.STOPPED
+            message, reason = messages.stopped_during(), Reason.STOPPED
         else:
-            message, reason = verdicts.not_run(Reason.STOPPED), Reason.NOT_RUN
+            message, reason = messages.not_run(Reason.STOPPED), Reason.NOT_RUN
         tests.append(CheckResult(
             name=check.title, id=check.id, status=Status.ERROR, reason=reason, message=message,
             public=check.public, points=0, duration_ms=0,
@@ -200,7 +209,7 @@ def stopped_result(exercise: Exercise, finished: list[CheckResult], *, output: s
     order = {check.id: n for n, check in enumerate(exercise.checks)}
     tests.sort(key=lambda t: order.get(t.id, len(order)))
     return GradeResult(
-        status=Status.ERROR, reason=Reason.STOPPED, message=verdicts.stopped(current), exercise=exercise.slug,
+        status=Status.ERROR, reason=Reason.STOPPED, message=messages.stopped(current), exercise=exercise.slug,
         tests=tests, points=float(sum(t.points for t in tests)),
         max_points=float(sum(c.points for c in exercise.checks)), output=output,
     )  # fmt: skip
@@ -222,7 +231,7 @@ def _run_checks(exercise: Exercise, runs: _Runs, emit: EventSink, plan: _Plan) -
         if stopped_by is not None:
             outcome = CheckResult(
                 name=check.title, id=check.id, status=Status.ERROR, reason=Reason.NOT_RUN,
-                message=verdicts.not_run(stopped_by), public=check.public, points=0, duration_ms=0,
+                message=messages.not_run(stopped_by), public=check.public, points=0, duration_ms=0,
             )  # fmt: skip
         else:
             outcome, ends_run, last_call = _run_check(exercise, check, runs)
@@ -237,7 +246,7 @@ def _run_checks(exercise: Exercise, runs: _Runs, emit: EventSink, plan: _Plan) -
         if outcome.output:
             emit(OutputProduced(text=outcome.output))
         elif outcome.printed:
-            emit(OutputProduced(text=verdicts.hidden_output_note(outcome)))
+            emit(OutputProduced(text=messages.hidden_output_note(outcome)))
     return tests
 
 
@@ -261,7 +270,7 @@ class _Runs:
         self.output_truncated = False
         #: Made here, in the grading thread, whose CPU time it counts.
         self.budget = CheckBudget(exercise.limits.checks_cpu_seconds)
-        #: For each failing check, the known mistakes that reproduce its answers (grader.grading.mistakes.leads decides).
+        #: For each failing check, the known mistakes that reproduce its answers (``mistakes.leads`` decides).
         self.matches: dict[str, list[str]] = {}
         #: The calls the current runner has answered, in order: a mutant that keeps state replays them first.
         self.history: list[Call] = []
@@ -295,7 +304,7 @@ class _Runs:
             described = session.load(self.source, self.exercise.function_names)
         except SolutionSyntaxError as exc:
             location = Location(line=exc.line or 1, column=exc.column, text=exc.text or None)
-            message = verdicts.syntax_error(exc.type, exc.line, exc.message, exc.text, exc.column)
+            message = messages.syntax_error(exc.type, exc.line, exc.message, exc.text, exc.column)
             raise LoadFailed(Reason.SYNTAX_ERROR, message, location) from None
         except SolutionRaised as exc:
             raise LoadFailed(*verdicts.failed_to_load(exc), Location(line=exc.line) if exc.line else None) from None

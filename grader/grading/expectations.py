@@ -18,7 +18,7 @@ import numpy as np
 from grader.grading import symptoms
 from grader.grading.checking import input_sizes, values_shown
 from grader.grading.failures import CHECK_HINT, CheckFailed, Hint, fail
-from grader.results.display import describe_kind, show_keys
+from grader.results import describe_kind, show_keys
 
 log = logging.getLogger(__name__)
 

@@ -10,14 +10,28 @@ from __future__ import annotations
 
 import time
 
-from grader.exercise.model import Exercise
+from grader.exercise import Exercise
 from grader.grading import verdicts
 from grader.grading.engine import Stop, validate_source
 from grader.grading.session import SolutionRaised, SolutionSession, SolutionSyntaxError, UnsupportedValue
-from grader.results.caps import MESSAGE_CHARS, OUTPUT_CHARS, cap_text
-from grader.results.events import OutputProduced, Started, Tried, TrySink, ValueShown
-from grader.results.records import Location, Reason, Status
-from grader.results.tried import TriedStatement, TriedValue, TryResult, described
+from grader.results import (
+    MESSAGE_CHARS,
+    OUTPUT_CHARS,
+    Location,
+    OutputProduced,
+    Reason,
+    Started,
+    Status,
+    Tried,
+    TriedStatement,
+    TriedValue,
+    TryResult,
+    TrySink,
+    ValueShown,
+    cap_text,
+    described,
+    messages,
+)
 from grader.sandbox import Ending, RunnerDied, SandboxUnavailable
 
 #: The inputs' own size limit (the solution has the exercise's).
@@ -69,12 +83,12 @@ def _try(
     if problem is not None:
         return result(Reason.INVALID_SOURCE, problem)
     if len(inputs.encode("utf-8", "surrogatepass")) > MAX_INPUTS_BYTES:
-        return result(Reason.INVALID_SOURCE, f"Your inputs are longer than {MAX_INPUTS_BYTES // 1024} KiB.")
+        return result(Reason.INVALID_SOURCE, messages.inputs_too_long(MAX_INPUTS_BYTES // 1024))
     limits = exercise.limits
     try:
         session = SolutionSession(limits, jailed=jailed, warm=warm)  # the exercise's time limits, as a grading's
     except SandboxUnavailable as exc:
-        return result(Reason.INTERNAL_ERROR, verdicts.sandbox_unavailable(exc))
+        return result(Reason.INTERNAL_ERROR, messages.sandbox_unavailable(exc))
     stop.watch(session.run)
 
     def flush() -> None:
@@ -87,7 +101,7 @@ def _try(
         try:
             session.load(text, exercise.function_names)
         except SolutionSyntaxError as exc:
-            message = verdicts.syntax_error(exc.type, exc.line, exc.message, exc.text, exc.column)
+            message = messages.syntax_error(exc.type, exc.line, exc.message, exc.text, exc.column)
             return result(Reason.SYNTAX_ERROR, message, Location(line=exc.line or 1, column=exc.column))
         except SolutionRaised as exc:
             reason, message = verdicts.failed_to_load(exc)
@@ -97,7 +111,7 @@ def _try(
         try:
             steps = session.try_inputs(inputs)
         except SolutionSyntaxError as exc:
-            message = verdicts.syntax_error(exc.type, exc.line, exc.message, exc.text, exc.column)
+            message = messages.syntax_error(exc.type, exc.line, exc.message, exc.text, exc.column)
             where = TriedStatement(line=exc.line, source=exc.text.strip()[:200]) if exc.line else None
             return result(Reason.SYNTAX_ERROR, message.replace(" on line ", " in your inputs, line ", 1), failed=where)
         except SolutionRaised as exc:
@@ -108,10 +122,10 @@ def _try(
                 has_value, value, as_text = session.try_step(index)
             except SolutionRaised as exc:
                 flush()
-                return result(Reason.RAISED, exc.describe(f"Line {line} of your inputs"), failed=running)
+                return result(Reason.RAISED, exc.describe(messages.input_line(line)), failed=running)
             except UnsupportedValue as exc:
                 flush()
-                message = f"Line {line} of your inputs gave a value that cannot be shown: {exc.detail}."
+                message = messages.value_not_shown(line, exc.detail)
                 return result(Reason.UNSUPPORTED_VALUE, message, failed=running)
             flush()
             if has_value:
@@ -119,11 +133,11 @@ def _try(
                 values.append(shown)
                 emit(ValueShown(index=len(values) - 1, value=shown))
         if len(steps) > MAX_STEPS:
-            return result(Reason.PASSED, f"Only the first {MAX_STEPS} statements of your inputs were run.")
+            return result(Reason.PASSED, messages.first_statements_only(MAX_STEPS))
         return result(Reason.PASSED)
     except RunnerDied as died:
         if died.ending is Ending.STOPPED or stop.requested:
-            return result(Reason.STOPPED, "Stopped: you stopped the try before it finished.", failed=running)
+            return result(Reason.STOPPED, messages.try_stopped(), failed=running)
         verdict = verdicts.died(died, "while running your inputs", limits)
         return result(verdict.reason, verdict.message, failed=running)
     finally:

@@ -12,10 +12,9 @@ import builtins
 from dataclasses import dataclass
 from typing import Any
 
-from grader.exercise.checks import Check
-from grader.exercise.model import FunctionSpec
+from grader.exercise import Check, FunctionSpec
 from grader.grading.session import SolutionRaised
-from grader.results.records import CheckResult, Reason, Status
+from grader.results import Reason, Status, messages
 from grader.sandbox import Ending, Limits, RunnerDied, memory_limit_mb
 
 #: Reasons that end the whole run: the budget they exhausted is shared by every check.
@@ -42,33 +41,6 @@ PASSED = Verdict(Status.PASS, Reason.PASSED, "")
 
 
 # --------------------------------------------------------------------------- before any check
-
-
-def source_problem(raw: bytes, max_bytes: int) -> tuple[str, str | None]:
-    """The source as text, or a message saying why it cannot be graded."""
-    if len(raw) > max_bytes:
-        return "", f"solution.py is {_size(len(raw))}; the limit is {_size(max_bytes)}."
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        return "", f"solution.py is not valid UTF-8: byte 0x{raw[exc.start]:02x} on line {line}."
-    if "\x00" in text:
-        line = text[: text.index("\x00")].count("\n") + 1
-        return "", f"solution.py contains a NUL byte on line {line}."
-    return text, None
-
-
-def sandbox_unavailable(problem: object) -> str:
-    return (
-        f"The grader could not start its sandbox ({problem}). This is a problem with the grading server, "
-        "not with your solution: please try again later."
-    )
-
-
-def syntax_error(kind: str, line: int | None, message: str, text: str, column: int | None) -> str:
-    pointer = f"\n    {text}\n    {' ' * max((column or 1) - 1, 0)}^" if text else ""
-    return f"{kind} on line {line}: {message}{pointer}"
 
 
 def failed_to_load(exc: SolutionRaised) -> tuple[Reason, str]:
@@ -229,7 +201,7 @@ def died(ending: RunnerDied, when: str, limits: Limits, *, public: bool = True) 
                 "only computation.",
             )
         case Ending.STOPPED:
-            return Verdict(Status.ERROR, Reason.STOPPED, stopped_during(), ends_run=True)
+            return Verdict(Status.ERROR, Reason.STOPPED, messages.stopped_during(), ends_run=True)
         case Ending.SIGNALLED if ending.signal_name == "SIGKILL" and ending.oom:
             # The run's cgroup counted an OOM kill: its processes together passed the tree's ceiling.
             return Verdict.of(
@@ -289,17 +261,6 @@ def _wall_clock_spent(when: str, limits: Limits, cpu_seconds: float | None) -> s
 # --------------------------------------------------------------------------- the run
 
 
-def not_run(because: Reason) -> str:
-    """Why a check after one that ended the run did not run."""
-    return "Not run: " + {
-        Reason.TIMEOUT: "the time limit was reached in an earlier check.",
-        Reason.CPU_LIMIT: "the CPU time limit was reached in an earlier check.",
-        Reason.OUTPUT_LIMIT: "the output limit was reached in an earlier check.",
-        Reason.INTERNAL_ERROR: "the grader stopped the run after a problem in an earlier check.",
-        Reason.STOPPED: "the run was stopped before this check.",
-    }.get(because, "an earlier check stopped the run.")
-
-
 def refused_after_timeout(function: str, check_title: str) -> Verdict:
     """A check after a timeout that calls the function that ran out of time."""
     return Verdict(
@@ -309,50 +270,6 @@ def refused_after_timeout(function: str, check_title: str) -> Verdict:
     )
 
 
-def timed_out_in(check_title: str, summary: str) -> str:
-    """The run's message when a check ran out of time."""
-    return f"Timed out in “{check_title}”. {summary}"
-
-
-def stopped(check_title: str | None) -> str:
-    """The run's message when its learner stopped it."""
-    where = f" during “{check_title}”" if check_title else ""
-    return f"Stopped{where}: you stopped the run before it finished."
-
-
-def stopped_during() -> str:
-    return "Stopped while this check ran."
-
-
-def hidden_output_note(outcome: CheckResult) -> str:
-    """Said in place of what a hidden check's run printed (which could show its inputs, as could how much it was)."""
-    return f"[printed during the hidden check “{outcome.name}”: not shown]\n"
-
-
-def withheld_message(symptom: str | None = None) -> str:
-    """A hidden check's message in place of one of the exercise's that would have shown the check's values."""
-    said = "Your answer differs from the expected one (the details are not shown: this check is hidden)."
-    return f"{said}\n{symptom}" if symptom else said
-
-
-def all_passed(count: int) -> str:
-    return f"All {count} checks passed."
-
-
-def some_failed(failing: int, count: int, mistake: str | None = None) -> str:
-    summary = f"{failing} of {count} checks did not pass."
-    return f"{summary} Most likely mistake: {mistake}" if mistake else summary
-
-
 def matches_mistake(verdict: Verdict, mistake: str) -> Verdict:
     """A failure whose answers are those of a known mistake: say which."""
-    return Verdict(verdict.status, verdict.reason, verdict.message + mistake_line(mistake), verdict.ends_run)
-
-
-def mistake_line(mistake: str) -> str:
-    """What :func:`matches_mistake` adds to a check's message."""
-    return f"\nYour answers here are those of a known mistake: {mistake}"
-
-
-def _size(n: int) -> str:
-    return f"{n / (1 << 20):.1f} MiB" if n >= 1 << 20 else f"{n / 1024:.0f} KiB" if n >= 1024 else f"{n} bytes"
+    return Verdict(verdict.status, verdict.reason, verdict.message + messages.mistake_line(mistake), verdict.ends_run)

@@ -13,8 +13,8 @@ from api_support import RunningServer
 
 from app.accounts.limits import LoginLimiter, LoginLimits
 from app.db import make_engine, make_sessionmaker, upgrade
-from app.grading.submissions import RateLimited
 from app.settings import Settings
+from app.web.errors import RateLimited
 
 Start = Callable[..., RunningServer]
 

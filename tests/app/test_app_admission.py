@@ -12,8 +12,8 @@ from sqlalchemy.orm import Session, sessionmaker
 from app.db import make_engine, make_sessionmaker, upgrade
 from app.learners import ensure_learner
 from app.models import Submission
+from app.queue import QueueFull
 from app.queue.admission import QueueShares, TooManyWaiting
-from app.queue.in_process import QueueFull
 
 Sessions = sessionmaker[Session]
 

@@ -6,23 +6,19 @@ import threading
 import uuid
 from pathlib import Path
 
-import pytest
-
 from app.db import make_engine, make_sessionmaker, upgrade
+from app.grading.pool import WorkerPool
 from app.learners import ensure_learner
 from app.models import Submission
+from app.queue import InProcessQueue
 from app.queue.fairness import WaitingRuns
-from app.queue.in_process import InProcessQueue, QueueFull, WorkerPool
 
 
 def test_without_a_database_to_order_by_ids_go_first_in_first_out() -> None:
-    queue = InProcessQueue(max_size=3)
-    for i in ("a", "b", "c"):
+    queue = InProcessQueue()
+    for i in ("a", "b", "c", "d"):
         queue.enqueue(i)
-    assert queue.position("c") == 3 and queue.position("zz") is None
-    with pytest.raises(QueueFull):
-        queue.enqueue("d")
-    queue.enqueue("d", force=True)
+    assert queue.position("c") == 3 and queue.position("zz") is None and queue.depth() == 4
     assert queue.take(timeout=0) == "a"
     assert queue.waiting() == ["b", "c", "d"] and queue.position("c") == 2 and queue.scope() == {"b", "c", "d"}
 
@@ -41,7 +37,7 @@ def test_ids_are_handed_out_round_robin_by_learner_and_stale_ones_dropped(tmp_pa
             status = "pass" if name == "stopped" else "queued"
             session.add(Submission(id=ids[name], learner_id=learner, exercise="adder", code="", status=status))
             session.flush()
-    queue = InProcessQueue(max_size=10, runs=WaitingRuns(sessions))
+    queue = InProcessQueue(runs=WaitingRuns(sessions))
     for _, name in sent:
         queue.enqueue(ids[name])
     assert queue.waiting() == [ids["a1"], ids["b1"], ids["a2"], ids["a3"]] and queue.position(ids["b1"]) == 2
@@ -51,7 +47,7 @@ def test_ids_are_handed_out_round_robin_by_learner_and_stale_ones_dropped(tmp_pa
 
 
 def test_take_times_out_and_close_wakes_takers() -> None:
-    queue = InProcessQueue(max_size=1)
+    queue = InProcessQueue()
     assert queue.take(timeout=0.01) is None
     got: list[str | None] = []
     taker = threading.Thread(target=lambda: got.append(queue.take(timeout=30)))
@@ -62,7 +58,7 @@ def test_take_times_out_and_close_wakes_takers() -> None:
 
 
 def test_pool_hands_every_id_to_the_handler_and_survives_handler_errors() -> None:
-    queue = InProcessQueue(max_size=10)
+    queue = InProcessQueue()
     seen: list[str] = []
     done = threading.Event()
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from grader.grading import verdicts
+from grader.results import messages
 from grader.results.records import Reason, Status
 from grader.sandbox import Ending, Limits, RunnerDied
 
@@ -52,8 +53,8 @@ def test_a_wall_clock_stop_says_it_was_waiting_only_when_the_run_hardly_computed
 
 
 def test_checks_after_the_run_ended_say_why_they_did_not_run() -> None:
-    assert verdicts.not_run(Reason.TIMEOUT) == "Not run: the time limit was reached in an earlier check."
-    assert verdicts.not_run(Reason.INTERNAL_ERROR).startswith("Not run: the grader stopped the run")
+    assert messages.not_run(Reason.TIMEOUT) == "Not run: the time limit was reached in an earlier check."
+    assert messages.not_run(Reason.INTERNAL_ERROR).startswith("Not run: the grader stopped the run")
 
 
 @pytest.mark.parametrize(
@@ -65,7 +66,7 @@ def test_checks_after_the_run_ended_say_why_they_did_not_run() -> None:
     ],
 )
 def test_a_source_that_cannot_be_graded_says_where(raw: bytes, message: str) -> None:
-    assert verdicts.source_problem(raw, 1024) == ("", message)
+    assert messages.source_problem(raw, 1024) == ("", message)
 
 
 def test_the_run_reason_is_about_the_run_when_a_check_has_one() -> None:

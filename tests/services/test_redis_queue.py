@@ -35,7 +35,7 @@ def client(redis_url: str) -> redis.Redis:
 def make_queue(client: redis.Redis, migrated: Any, redis_prefix: str) -> Callable[..., RedisQueue]:
     def make(lease_seconds: float = 30.0, consumer: str | None = None, poll_seconds: float = 5.0) -> RedisQueue:
         return RedisQueue(
-            client, migrated, prefix=redis_prefix, max_size=10, lease_seconds=lease_seconds,
+            client, migrated, prefix=redis_prefix, lease_seconds=lease_seconds,
             poll_seconds=poll_seconds, consumer=consumer,
         )  # fmt: skip
 

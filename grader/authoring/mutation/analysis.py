@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from grader.authoring.mutation.derivations import derived_mutants
 from grader.authoring.mutation.killers import Killers
 from grader.authoring.mutation.mutants import Derived, Mutant
-from grader.exercise.model import Exercise
-from grader.grading.engine import grade, grade_until_failure
-from grader.results.records import GradeResult, Reason, Status
+from grader.exercise import Exercise
+from grader.grading import grade, grade_until_failure
+from grader.results import GradeResult, Reason, Status
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
-"""Mutants derived once per reference: kept in the user's cache (:mod:`grader.authoring.user_cache`), keyed by a hash of the
-reference, of the code that derives them (this package) and of libcst's version, so a cached set is always the
-set :func:`derive_mutants` would make now.
+"""Mutants derived once per reference: kept in the user's cache (:mod:`~grader.authoring.user_cache`),
+keyed by a hash of the reference, of the code that derives them (this package) and of libcst's version,
+so a cached set is always the set :func:`derive_mutants` would make now.
 """
 
 from __future__ import annotations

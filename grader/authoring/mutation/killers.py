@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from grader.authoring import user_cache
-from grader.exercise.model import Exercise
+from grader.exercise import Exercise
 
 KIND = "mutation-order"
 

@@ -17,7 +17,7 @@ from grader.authoring.mutation.analysis import Analysis, Outcome, analyse
 from grader.authoring.mutation.derivations import derived_mutants
 from grader.authoring.mutation.mutants import MutationError
 from grader.authoring.verify import Finding
-from grader.exercise.model import Exercise
+from grader.exercise import Exercise
 
 INDENT = "      "
 

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from grader.exercise.mistakes import KnownMistake
+from grader.exercise import KnownMistake
 from grader.grading.mistakes.fingerprints import alike, load, same_answer
 from grader.grading.mistakes.replay import Answer, OutOfTime, batches, replay_batch
 from grader.grading.proxy import Call

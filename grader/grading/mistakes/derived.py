@@ -20,8 +20,7 @@ import logging
 import threading
 from collections import Counter
 
-from grader.exercise.mistakes import KnownMistake
-from grader.exercise.model import Exercise
+from grader.exercise import Exercise, KnownMistake
 
 log = logging.getLogger(__name__)
 
@@ -72,7 +71,7 @@ def hint_of(name: str) -> str:
 def _derive(exercise: Exercise) -> list[KnownMistake]:
     # Imported here: the mutation package grades through grader.grading.engine, which uses this module, and
     # a process that only reads results (the web pages) need not load libcst at all.
-    from grader.authoring.mutation.mutants import MutationError, derive_mutants
+    from grader.authoring.mutation import MutationError, derive_mutants
 
     reference = exercise.reference_path.read_text(encoding="utf-8")
     try:

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from grader.exercise.mistakes import KnownMistake
+from grader.exercise import KnownMistake
 from grader.grading.mistakes.replay import Answer, OutOfTime, batches, raised_signature, replay_batch
 from grader.grading.proxy import Call
 

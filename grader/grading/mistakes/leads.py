@@ -11,9 +11,8 @@ the run names none, and each check says its own symptom.
 
 from __future__ import annotations
 
-from grader.exercise.mistakes import KnownMistake
-from grader.exercise.model import Exercise
-from grader.results.records import CheckResult, Mistake, Reason
+from grader.exercise import Exercise, KnownMistake
+from grader.results import CheckResult, Mistake, Reason
 
 #: Failures about the answers, which a known mistake can explain (not limits, crashes or refusals).
 ABOUT_THE_ANSWERS = frozenset({Reason.WRONG_ANSWER, Reason.RAISED})

@@ -16,7 +16,7 @@ _DEPTH, _WIDTH = 3, 32
 
 
 def sizes_of(args: Sequence[Any], names: Sequence[str] = ()) -> dict[str, float]:
-    """The sizes of a call, for :func:`grader.grading.symptoms.diagnose`: numeric arguments by name, array dimensions by value.
+    """The sizes of a call, for :func:`~.diagnosis.diagnose`: numeric arguments by name, array dimensions by value.
 
     ``names`` are the function's parameters, in order. A number without a name is left out, since
     it could be named only by its value, which a hidden check must not show.

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from grader.grading.verdicts import mistake_line
+from grader.results.messages import mistake_line
 from grader.results.records import CheckResult, GradeResult, Mistake, Status
 
 VERSION = 3

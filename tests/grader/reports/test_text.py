@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from rich.console import Console
 
+from grader.authoring.terminal import print_result
 from grader.results.records import CheckResult, GradeResult, Reason, Status
-from grader.results.reports.text import print_result
 
 
 def _render(result: GradeResult) -> str:

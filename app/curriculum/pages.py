@@ -12,7 +12,7 @@ from app.curriculum.catalog import detail, roadmap
 from app.curriculum.live import LiveExercises, live_exercises
 from app.learners import learner_id
 from app.services import Services, services
-from app.web.errors import ApiError
+from app.web import ApiError
 
 ServicesDep = Annotated[Services, Depends(services)]
 LiveDep = Annotated[LiveExercises | None, Depends(live_exercises)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.markup import escape
 
-from grader.results.records import GradeResult, Status
+from grader.results import GradeResult, Status
 
 
 def print_result(result: GradeResult, console: Console) -> None:

@@ -11,9 +11,7 @@ from redis.exceptions import RedisError
 
 from app.db import upgrade
 from app.main import build_services
-from app.monitoring.health import serve_endpoints
-from app.monitoring.logs import configure_logging
-from app.queue.in_redis import RedisQueue
+from app.monitoring import configure_logging, serve_endpoints
 from app.settings import Settings
 from grader.sandbox import close_pool
 
@@ -37,7 +35,6 @@ def run_worker(
         raise WorkerConfigError("mlkata worker needs a Redis URL (MLKATA_REDIS_URL): it takes submissions from there.")
     configure_logging(settings.log_format)
     services = build_services(settings, graders=concurrency, role="worker")
-    assert isinstance(services.queue, RedisQueue)
     upgrade(services.engine)
 
     stopping = threading.Event()
@@ -65,7 +62,7 @@ def run_worker(
         for submission_id in services.jobs.release_claims():
             log.warning("given back unfinished", extra={"submission_id": submission_id})
             try:
-                services.queue.enqueue(submission_id, force=True)
+                services.queue.enqueue(submission_id)
                 services.queue.ack(submission_id)
             except RedisError as exc:  # the sweeper queues it again once Redis answers
                 log.warning("queueing again failed: %s", exc, extra={"submission_id": submission_id})
