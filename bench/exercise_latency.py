@@ -16,7 +16,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from grading_latency import ROOT, crossings_per_grade, floor_grade, percentile, timed
 
-from grader.exercise.model import Exercise, load_exercises
+from grader.exercise import Exercise, load_exercises
 from grader.grading.engine import grade
 from grader.results.records import Status
 

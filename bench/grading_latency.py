@@ -32,7 +32,7 @@ for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, "1")
 
 from grader.checks import CheckFailed  # noqa: E402
-from grader.exercise.model import Exercise, load_exercise  # noqa: E402
+from grader.exercise import Exercise, load_exercise  # noqa: E402
 from grader.grading import engine as grading  # noqa: E402
 from grader.grading.engine import grade  # noqa: E402
 from grader.grading.session import SolutionSession  # noqa: E402

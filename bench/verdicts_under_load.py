@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, "1")
 
-from grader.exercise.model import Exercise, load_exercise  # noqa: E402
+from grader.exercise import Exercise, load_exercise  # noqa: E402
 from grader.grading.engine import grade  # noqa: E402
 from grader.results.records import GradeResult  # noqa: E402
 

@@ -159,11 +159,7 @@ def _call_each(
     for args in args_list:
         if feed is not None and answers:
             argument, part = feed
-            # A previous answer of the wrong form passes None on: the grader reports that answer's form first.
-            try:
-                args[argument] = answers[-1][part]
-            except (TypeError, IndexError, KeyError):
-                args[argument] = None
+            args[argument] = protocol.fed_part(answers[-1], part)
         reply = _call(module, name, args)
         if "raised" in reply:
             return protocol.raised(reply["raised"], len(answers), answers)

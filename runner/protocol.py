@@ -107,3 +107,15 @@ def unencodable(reason: str) -> dict[str, Any]:
 
 def protocol_error(reason: str) -> dict[str, Any]:
     return {"protocol_error": reason}
+
+
+def fed_part(previous: Any, part: int) -> Any:
+    """What a chain feeds the next call: part ``part`` of the previous call's answer, the very object.
+
+    One definition for the runner that feeds it and the grader that logs and replays it. An answer
+    of the wrong form (no such part) feeds None: the grader reports that answer's form first.
+    """
+    try:
+        return previous[part]
+    except (TypeError, IndexError, KeyError):
+        return None

@@ -16,7 +16,7 @@ from sqlalchemy import create_engine, make_url
 from sqlalchemy import text as sql
 from sqlalchemy.exc import OperationalError
 
-from grader.exercise.model import Exercise, load_exercise
+from grader.exercise import Exercise, load_exercise
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 EXERCISES_DIR = REPO_ROOT / "exercises"

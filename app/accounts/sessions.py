@@ -74,11 +74,6 @@ class SignIns:
         with self.sessions.begin() as session:
             session.execute(delete(AuthSession).where(AuthSession.token_hash == token_hash(token)))
 
-    def end_all(self, user_id: str) -> int:
-        with self.sessions.begin() as session:
-            ended = session.execute(delete(AuthSession).where(AuthSession.user_id == user_id))
-            return int(ended.rowcount or 0)  # type: ignore[attr-defined]  # an UPDATE or DELETE gives a CursorResult
-
 
 class AccountMiddleware:
     """Finds the signed-in account of each request (``request.state.account``) and makes its learner the learner.

@@ -119,7 +119,7 @@ def get_reference(slug: str, request: Request, app: ServicesDep) -> ReferenceSol
         raise ApiError(404, f"The exercise {slug!r} does not show its reference solution.")
     if slug not in app.submissions.solved(learner_id(request)):
         raise ApiError(403, "Solve the exercise first: its reference solution is shown once you have.")
-    return ReferenceSolution(exercise=slug, code=exercise.reference_path.read_text(encoding="utf-8"))
+    return ReferenceSolution(exercise=slug, code=exercise.reference)
 
 
 def refuse_broken(live: LiveExercises | None, slug: str) -> None:

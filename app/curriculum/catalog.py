@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, Field
 
-from grader.exercise import BrokenExercise, Exercise
+from grader.exercise import BrokenExercise, Exercise, roadmap_key
 
 
 class FunctionInfo(BaseModel):
@@ -135,7 +135,7 @@ class RoadmapEntry:
 
 def in_order(exercises: Iterable[Exercise]) -> list[Exercise]:
     """Exercises in roadmap order: by ``order``, then title (whatever order a reload left them in)."""
-    return sorted(exercises, key=lambda e: (e.config.order, e.config.title))
+    return sorted(exercises, key=roadmap_key)
 
 
 def next_exercise(exercises: Iterable[Exercise], slug: str, solved: Container[str]) -> Exercise | None:
@@ -171,13 +171,11 @@ class RoadmapSection:
 
 def roadmap(exercises: Iterable[Exercise], broken: Iterable[BrokenExercise] = ()) -> list[RoadmapSection]:
     """The roadmap's sections, each with its exercises, the ones that do not load among them."""
-    every: list[tuple[tuple[int, str], str, RoadmapEntry]] = [
-        ((e.config.order, e.config.title), e.config.section, RoadmapEntry.of(e)) for e in exercises
-    ]
-    every += [((b.order, b.title), b.section, RoadmapEntry.of(b)) for b in broken]
     grouped: dict[str, list[RoadmapEntry]] = {}
-    for _, section, entry in sorted(every, key=lambda item: item[0]):
-        grouped.setdefault(section, []).append(entry)
+    every: list[Exercise | BrokenExercise] = [*exercises, *broken]
+    for item in sorted(every, key=roadmap_key):
+        section = item.section if isinstance(item, BrokenExercise) else item.config.section
+        grouped.setdefault(section, []).append(RoadmapEntry.of(item))
     return [RoadmapSection(title, entries) for title, entries in grouped.items()]
 
 

@@ -27,6 +27,7 @@ from grader.exercise import (
     exercise_folders,
     load_exercise,
     load_or_explain,
+    roadmap_key,
 )
 from grader.grading import grade
 from grader.results import Case, GradeResult, Reason, Status, cases_from_result, to_exercism, to_junit_xml, tracebacks
@@ -227,7 +228,7 @@ def _load_for_check(exercises: Path, slugs: list[str], *, mutants: bool) -> list
     if broken:
         raise _usage_error("\n".join(broken))
     loaded = [o for o in outcomes if isinstance(o, Exercise)]
-    return sorted(loaded, key=lambda e: (e.config.order, e.config.title))
+    return sorted(loaded, key=roadmap_key)
 
 
 @app.command("new")

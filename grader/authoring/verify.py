@@ -44,7 +44,7 @@ def verify_exercise(
     (:func:`grader.authoring.katex.math_problems`); without it the statement is typeset here.
     """
     findings = [_statement(exercise, math)]
-    reference_source = exercise.reference_path.read_text(encoding="utf-8")
+    reference_source = exercise.reference
     reference, crashes = _graded(exercise, reference_source, jailed)
     findings.append(
         Finding(

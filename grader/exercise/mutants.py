@@ -25,16 +25,15 @@ def mutant_file(folder: Path, name: str) -> Path:
     return diff if diff.is_file() and not whole.is_file() else whole
 
 
-def load_mutants(path: Path, problems: list[str]) -> dict[str, str]:
-    """Each mutant's whole source: a ``.py`` file's text, or ``reference.py`` with a ``.diff`` applied."""
+def load_mutants(path: Path, reference: str, problems: list[str]) -> dict[str, str]:
+    """Each mutant's whole source: a ``.py`` file's text, or ``reference`` (read already) with a ``.diff`` applied."""
     folder = path / "mutants"
     if not folder.is_dir():
         return {}
-    reference = (path / "reference.py").read_text(encoding="utf-8")
     sources: dict[str, str] = {}
     for file in sorted(folder.glob("*.py")):
         sources[file.stem] = file.read_text(encoding="utf-8")
-        _check_compiles(sources[file.stem], f"mutants/{file.name}", problems)
+        check_compiles(sources[file.stem], f"mutants/{file.name}", problems)
     for file in sorted(folder.glob("*.diff")):
         name = file.stem
         if name in sources:
@@ -45,11 +44,12 @@ def load_mutants(path: Path, problems: list[str]) -> dict[str, str]:
         except PatchError as exc:
             problems.append(f"mutants/{name}.diff: {exc}")
             continue
-        _check_compiles(sources[name], f"mutants/{name}.diff (applied to reference.py)", problems)
+        check_compiles(sources[name], f"mutants/{name}.diff (applied to reference.py)", problems)
     return sources
 
 
-def _check_compiles(source: str, name: str, problems: list[str]) -> None:
+def check_compiles(source: str, name: str, problems: list[str]) -> None:
+    """Report ``source`` (the file ``name``) in ``problems`` if it is not valid Python."""
     try:
         compile(source, name, "exec", dont_inherit=True)
     except SyntaxError as exc:

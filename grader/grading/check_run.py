@@ -104,10 +104,10 @@ def checked(exercise: Exercise, check: Check, student: Student) -> Checked:
         return Checked(verdicts.unsupported(_current_call(student), exc.detail if public else None))
     except RunnerDied as died:
         if died.ending is Ending.STOPPED:
-            return Checked(Verdict(Status.ERROR, Reason.STOPPED, messages.stopped_during(), ends_run=True))
+            return Checked(verdicts.stopped())
         return Checked(verdicts.died(died, f"during {_current_call(student)}", limits, public=public))
     except LoadFailed as failure:  # a restart after a crash failed to load again
-        return Checked(Verdict(Status.ERROR, failure.reason, failure.message, ends_run=True))
+        return Checked(verdicts.reload_failed(failure.reason, failure.message))
     except Exception as exc:  # noqa: BLE001  (a bug in the check itself; never the student's fault)
         tracebacks.record(check.id, exc)  # for the author's view (mlkata grade, mlkata check), if it asks
         return Checked(verdicts.check_bug(exc, cap_text(str(exc), 300) or ""))

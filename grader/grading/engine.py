@@ -29,7 +29,6 @@ from grader.results import (
     EventSink,
     Finished,
     GradeResult,
-    Location,
     OutputProduced,
     Reason,
     Started,
@@ -302,12 +301,8 @@ class _Runs:
         self.stop.watch(session.run)
         try:
             described = session.load(self.source, self.exercise.function_names)
-        except SolutionSyntaxError as exc:
-            location = Location(line=exc.line or 1, column=exc.column, text=exc.text or None)
-            message = messages.syntax_error(exc.type, exc.line, exc.message, exc.text, exc.column)
-            raise LoadFailed(Reason.SYNTAX_ERROR, message, location) from None
-        except SolutionRaised as exc:
-            raise LoadFailed(*verdicts.failed_to_load(exc), Location(line=exc.line) if exc.line else None) from None
+        except (SolutionSyntaxError, SolutionRaised) as exc:
+            raise LoadFailed(*verdicts.failed_to_load(exc)) from None
         except RunnerDied as died:
             verdict = verdicts.died(died, "while loading solution.py", limits)
             raise LoadFailed(verdict.reason, verdict.message) from None

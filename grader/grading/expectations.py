@@ -18,12 +18,11 @@ import numpy as np
 from grader.grading import symptoms
 from grader.grading.checking import input_sizes, values_shown
 from grader.grading.failures import CHECK_HINT, CheckFailed, Hint, fail
+from grader.grading.tolerances import DEFAULT_ATOL, DEFAULT_RTOL
 from grader.results import describe_kind, show_keys
 
 log = logging.getLogger(__name__)
 
-DEFAULT_RTOL = 1e-6
-DEFAULT_ATOL = 1e-9
 #: One item's expectation for :func:`expect_tuple`: called with the item, it fails as ``expect_*`` do.
 Expectation = Callable[[Any], object]
 

@@ -100,12 +100,8 @@ def _try(
     try:
         try:
             session.load(text, exercise.function_names)
-        except SolutionSyntaxError as exc:
-            message = messages.syntax_error(exc.type, exc.line, exc.message, exc.text, exc.column)
-            return result(Reason.SYNTAX_ERROR, message, Location(line=exc.line or 1, column=exc.column))
-        except SolutionRaised as exc:
-            reason, message = verdicts.failed_to_load(exc)
-            return result(reason, message, Location(line=exc.line) if exc.line else None)
+        except (SolutionSyntaxError, SolutionRaised) as exc:
+            return result(*verdicts.failed_to_load(exc))
         emit(Started(checks=[]))
         flush()
         try:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from grader.grading.session import SolutionRaised, SolutionSession
+from runner import protocol
 
 
 @dataclass
@@ -141,7 +142,7 @@ class StudentFunction:
         values = self._crossed(logged, lambda: self._session().call_chain(self._name, args_list, argument, part))
         for previous, call in zip(values, logged[1:], strict=False):
             # What was fed is the previous answer's part, as the check received it.
-            call.args = (*call.args[:argument], _part(previous, part), *call.args[argument + 1 :])
+            call.args = (*call.args[:argument], protocol.fed_part(previous, part), *call.args[argument + 1 :])
         return values
 
     def _crossed(self, logged: list[Call], cross: Callable[[], list[Any]]) -> list[Any]:
@@ -181,13 +182,6 @@ def _holds(answer: Any, value: Any, budget: list[int], depth: int = _HOLDS_DEPTH
     else:
         return False
     return any(_holds(item, value, budget, depth - 1) for item in items)
-
-
-def _part(value: Any, part: int) -> Any:
-    try:
-        return value[part]
-    except (TypeError, IndexError, KeyError):
-        return None
 
 
 class Student:

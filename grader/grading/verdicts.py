@@ -13,14 +13,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from grader.exercise import Check, FunctionSpec
-from grader.grading.session import SolutionRaised
-from grader.results import Reason, Status, messages
+from grader.grading.session import SolutionRaised, SolutionSyntaxError
+from grader.results import Location, Reason, Status, messages
 from grader.sandbox import Ending, Limits, RunnerDied, memory_limit_mb
 
 #: Reasons that end the whole run: the budget they exhausted is shared by every check.
-ENDS_THE_RUN = frozenset({Reason.TIMEOUT, Reason.CPU_LIMIT, Reason.OUTPUT_LIMIT})
+#: Besides, the grader ends a run whose checks spent their own CPU budget (:func:`budget_spent`) and
+#: one whose solution, restarted after a crash, no longer loads (:func:`reload_failed`).
+ENDS_THE_RUN = frozenset({Reason.TIMEOUT, Reason.CPU_LIMIT, Reason.OUTPUT_LIMIT, Reason.STOPPED})
 #: Reasons about the run itself rather than one answer: the run's reason when a check has one.
-ABOUT_THE_RUN = ENDS_THE_RUN | {Reason.MEMORY_LIMIT, Reason.CRASHED, Reason.BLOCKED_SYSCALL}
+ABOUT_THE_RUN = (ENDS_THE_RUN - {Reason.STOPPED}) | {Reason.MEMORY_LIMIT, Reason.CRASHED, Reason.BLOCKED_SYSCALL}
 
 
 @dataclass(frozen=True)
@@ -40,18 +42,33 @@ class Verdict:
 PASSED = Verdict(Status.PASS, Reason.PASSED, "")
 
 
+def stopped() -> Verdict:
+    """The check its learner stopped the run in."""
+    return Verdict.of(Status.ERROR, Reason.STOPPED, messages.stopped_during())
+
+
+def reload_failed(reason: Reason, message: str) -> Verdict:
+    """The solution, restarted after a crash, did not load again: nothing after can run."""
+    return Verdict(Status.ERROR, reason, message, ends_run=True)
+
+
 # --------------------------------------------------------------------------- before any check
 
 
-def failed_to_load(exc: SolutionRaised) -> tuple[Reason, str]:
-    """Loading ``solution.py`` raised: exiting, running out of memory, or any other exception."""
+def failed_to_load(exc: SolutionSyntaxError | SolutionRaised) -> tuple[Reason, str, Location | None]:
+    """Loading ``solution.py`` failed: not valid Python, exiting, running out of memory, or another exception."""
+    if isinstance(exc, SolutionSyntaxError):
+        message = messages.syntax_error(exc.type, exc.line, exc.message, exc.text, exc.column)
+        return Reason.SYNTAX_ERROR, message, Location(line=exc.line or 1, column=exc.column, text=exc.text or None)
+    location = Location(line=exc.line) if exc.line else None
     if exc.type == "SystemExit":
-        return Reason.EXITED, (
+        message = (
             f"solution.py called sys.exit({exc.message}) while loading, on line {exc.line}; "
             "it should only define its functions."
         )
+        return Reason.EXITED, message, location
     reason = Reason.MEMORY_LIMIT if exc.type == "MemoryError" else Reason.IMPORT_ERROR
-    return reason, exc.describe("solution.py, while loading,")
+    return reason, exc.describe("solution.py, while loading,"), location
 
 
 def signature_problem(spec: FunctionSpec, described: Any) -> tuple[Reason, str] | None:
@@ -201,7 +218,7 @@ def died(ending: RunnerDied, when: str, limits: Limits, *, public: bool = True) 
                 "only computation.",
             )
         case Ending.STOPPED:
-            return Verdict(Status.ERROR, Reason.STOPPED, messages.stopped_during(), ends_run=True)
+            return stopped()
         case Ending.SIGNALLED if ending.signal_name == "SIGKILL" and ending.oom:
             # The run's cgroup counted an OOM kill: its processes together passed the tree's ceiling.
             return Verdict.of(

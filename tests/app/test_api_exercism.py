@@ -9,7 +9,7 @@ from api_support import KV, RunningServer, assert_error, mutant_code, read_event
 from sqlalchemy import select
 
 from app.models import Submission
-from grader.exercise.model import load_exercise
+from grader.exercise import load_exercise
 
 V3_TEST_FIELDS = {"name", "status", "message", "output", "test_code", "task_id"}
 # The "no scaling" mistake, printing its inputs on every call: during hidden checks, those are hidden data.

@@ -9,7 +9,7 @@ from __future__ import annotations
 import httpx
 from api_support import KV, SLUG, assert_error, mutant_code, read_events, reference_code, submit
 
-from grader.exercise.model import load_exercise
+from grader.exercise import load_exercise
 
 HINTS = f"/api/exercises/{SLUG}/hints"
 

@@ -9,7 +9,7 @@ import httpx
 import jsonschema
 from api_support import SLUG, RunningServer, mutant_code, read_events, reference_code, submit
 
-from grader.exercise.model import load_exercise
+from grader.exercise import load_exercise
 
 SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "grader" / "results" / "results.schema.json").read_text())
 

@@ -16,7 +16,7 @@ from app.grading.jobs import GradingJobs
 from app.learners import ensure_learner
 from app.models import Submission
 from app.queue.fairness import WaitingRun, WaitingRuns, round_robin
-from grader.exercise.model import Exercise
+from grader.exercise import Exercise
 
 Sessions = sessionmaker[Session]
 T0 = datetime(2025, 1, 1, tzinfo=UTC)

@@ -18,7 +18,7 @@ from app.events.log import EventLog, Notifier
 from app.grading.jobs import GradingJobs, internal_error
 from app.learners import ensure_learner
 from app.models import Submission, SubmissionEvent, utcnow
-from grader.exercise.model import Exercise
+from grader.exercise import Exercise
 from grader.results.records import GradeResult, Reason, Status
 
 Sessions = sessionmaker[Session]

@@ -32,7 +32,7 @@ from typer.testing import CliRunner
 from app import main as app_main
 from app.cli import app as cli_app
 from app.settings import Settings
-from grader.exercise.model import DEFAULT_EXERCISES
+from grader.exercise import DEFAULT_EXERCISES
 
 REPO = Path(__file__).resolve().parents[2]
 OFFICIAL_IMAGES = {"redis:7", "postgres:16"}

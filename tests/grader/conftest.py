@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.exercise.model import Exercise, load_exercise, load_exercises
+from grader.exercise import Exercise, load_exercise, load_exercises
 from grader.grading.engine import grade
 from grader.results.records import GradeResult
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from grader.checks import check_rng
-from grader.exercise.model import ExerciseError, load_exercise
+from grader.exercise import ExerciseError, load_exercise
 from grader.grading.engine import grade
 from grader.results.records import Reason, Status
 

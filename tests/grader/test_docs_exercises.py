@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from grader.exercise.model import ExerciseConfig, FunctionSpec, MutantSpec
+from grader.exercise import ExerciseConfig, FunctionSpec, MutantSpec
 from grader.sandbox import Limits
 from grader.sandbox.policy import HEADROOM_MB, memory_limit_mb, pids_limit
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from grader.authoring.verify import verify_exercise
-from grader.exercise.model import load_exercise
+from grader.exercise import load_exercise
 
 GUIDE = Path(__file__).resolve().parents[2] / "docs" / "exercises.md"
 MLKATA = str(Path(sys.executable).with_name("mlkata"))

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.exercise.model import ExerciseError, load_exercise, load_exercises
+from grader.exercise import ExerciseError, load_exercise, load_exercises
 from tests.conftest import EXERCISES_DIR, KV_SLUG
 
 

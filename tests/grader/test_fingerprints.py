@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from grader.exercise.model import Exercise
+from grader.exercise import Exercise
 from grader.grading import engine as grading
 from grader.grading.engine import grade
 from grader.grading.mistakes.fingerprints import same_answer

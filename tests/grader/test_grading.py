@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from grader.exercise.model import Exercise, load_exercise
+from grader.exercise import Exercise, load_exercise
 from grader.grading import engine as grading
 from grader.grading.engine import Stop, grade
 from grader.grading.session import SolutionSession

@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from grader.exercise.model import Exercise, load_exercise
+from grader.exercise import Exercise, load_exercise
 from grader.grading.engine import grade
 from grader.results.records import Reason, Status
 from tests.conftest import ADDER_TOML

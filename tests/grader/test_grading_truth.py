@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.exercise.model import Exercise, load_exercise
+from grader.exercise import Exercise, load_exercise
 from grader.grading import engine as grading
 from grader.grading.engine import grade
 from grader.results.records import Reason, Status

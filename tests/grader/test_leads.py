@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from grader.exercise.model import Exercise, load_exercise
+from grader.exercise import Exercise, load_exercise
 from grader.grading.mistakes.leads import name_mistakes
 from grader.results.records import CheckResult, Reason, Status
 

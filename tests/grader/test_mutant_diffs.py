@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.exercise.model import ExerciseError, load_exercise
+from grader.exercise import ExerciseError, load_exercise
 from grader.exercise.patches import PatchError, apply_diff
 from grader.grading.engine import grade
 

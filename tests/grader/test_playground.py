@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from grader.exercise.model import Exercise
+from grader.exercise import Exercise
 from grader.grading.playground import try_solution
 from grader.results.records import Reason
 

@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from grader.exercise.model import Exercise, load_exercise
+from grader.exercise import Exercise, load_exercise
 from grader.grading.engine import grade
 from grader.results.records import Reason, Status
 from grader.sandbox import Limits

@@ -8,7 +8,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from grader.exercise.model import Exercise
+from grader.exercise import Exercise
 from grader.grading.engine import grade
 from grader.results.records import CheckResult, GradeResult, Reason
 

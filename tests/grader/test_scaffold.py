@@ -8,7 +8,7 @@ import tomllib
 from pathlib import Path
 
 from grader.authoring.katex import math_spans
-from grader.exercise.model import load_exercise
+from grader.exercise import load_exercise
 
 MLKATA = str(Path(sys.executable).with_name("mlkata"))
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from grader.exercise.model import load_exercises
+from grader.exercise import load_exercises
 from grader.results.records import Reason, Status
 from tests.conftest import EXERCISES_DIR, KV_SLUG
 from tests.grader.conftest import ShippedGrades

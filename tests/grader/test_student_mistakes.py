@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from grader.exercise.model import Exercise, load_exercise
+from grader.exercise import Exercise, load_exercise
 from grader.grading.engine import grade
 from grader.results.records import Status
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from grader.authoring import user_cache, verified
-from grader.exercise.model import load_exercise
+from grader.exercise import load_exercise
 
 MLKATA = str(Path(sys.executable).with_name("mlkata"))
 VERIFIED = "  ✓ reference solution passes every check"

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from grader.authoring.verify import Finding, verify_exercise
-from grader.exercise.model import load_exercise
+from grader.exercise import load_exercise
 from tests.conftest import ADDER_TOML
 
 RIGHT = "def add(a, b):\n    return a + b\n"

@@ -18,7 +18,7 @@ from redteam_harness import (
     make_secrets,
 )
 
-from grader.exercise.model import Exercise, load_exercise
+from grader.exercise import Exercise, load_exercise
 from grader.sandbox import bwrap_path
 
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader import sandbox
-from grader.exercise.model import Exercise, load_exercise
+from grader.exercise import Exercise, load_exercise
 from grader.grading.engine import grade
 from grader.results.records import GradeResult, Reason
 from grader.sandbox import cgroups

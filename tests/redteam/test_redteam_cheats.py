@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from redteam_harness import GradeHostile, Secrets, grade_hostile
 
-from grader.exercise.model import Exercise
+from grader.exercise import Exercise
 from grader.results.records import Reason, Status
 
 pytestmark = pytest.mark.redteam

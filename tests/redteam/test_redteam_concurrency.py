@@ -14,7 +14,7 @@ from redteam_harness import (
     read_submission,
 )
 
-from grader.exercise.model import Exercise
+from grader.exercise import Exercise
 from grader.grading.engine import grade
 from grader.results.records import GradeResult, Reason, Status
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from redteam_harness import REPO, GradeHostile, Secrets, grade_hostile, read_submission
 
-from grader.exercise.model import Exercise, load_exercises
+from grader.exercise import Exercise, load_exercises
 from grader.results.caps import MESSAGE_CHARS, RESULT_BYTES
 from grader.results.records import Reason, Status
 from runner import wire

@@ -21,7 +21,7 @@ from app.learners import ensure_learner
 from app.models import Submission, utcnow
 from app.monitoring.metrics import Metrics
 from app.queue.in_redis import GROUP, RedisQueue
-from grader.exercise.model import Exercise
+from grader.exercise import Exercise
 
 pytestmark = pytest.mark.services
 

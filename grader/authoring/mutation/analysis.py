@@ -126,7 +126,7 @@ def analyse(
     ``reference_passes`` is whether the reference passes, when the caller graded it already
     (``mlkata check`` does): it is graded here otherwise.
     """
-    reference = exercise.reference_path.read_text(encoding="utf-8")
+    reference = exercise.reference
     derived = derived if derived is not None else derived_mutants(reference)
     spec = exercise.config.mutation
     workers = workers or default_workers()

@@ -114,7 +114,7 @@ def analyse_and_report(
     ``reference_passes``: whether the reference passed when the caller graded it (it is not graded again).
     """
     try:
-        derived = derived_mutants(exercise.reference_path.read_text(encoding="utf-8"))
+        derived = derived_mutants(exercise.reference)
     except MutationError as exc:
         console.print(f"  [red]✗[/] mutation analysis\n{INDENT}{escape(str(exc))}")
         return Finding(exercise.slug, "mutation analysis", False, str(exc), 0.0)

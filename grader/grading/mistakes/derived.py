@@ -73,7 +73,7 @@ def _derive(exercise: Exercise) -> list[KnownMistake]:
     # a process that only reads results (the web pages) need not load libcst at all.
     from grader.authoring.mutation import MutationError, derive_mutants
 
-    reference = exercise.reference_path.read_text(encoding="utf-8")
+    reference = exercise.reference
     try:
         mutants = derive_mutants(reference).mutants
     except MutationError:

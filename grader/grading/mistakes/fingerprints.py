@@ -27,13 +27,7 @@ import numpy as np
 from grader.exercise import KnownMistake
 from grader.grading.mistakes.replay import Answer, OutOfTime, batches, raised_signature, replay_batch
 from grader.grading.proxy import Call
-
-#: Tolerances below which two answers count as the same whatever the check asked for: the
-#: mutant and the solution compute the same thing in another order.
-RTOL, ATOL = 1e-6, 1e-9
-#: Values in a lower precision match within a few units of it (a float16 mistake, computed in
-#: another order, still matches a float16 mutant).
-_EPS_UNITS = 10
+from grader.grading.tolerances import DEFAULT_ATOL, DEFAULT_RTOL, EPS_UNITS
 
 
 def matching(
@@ -143,7 +137,7 @@ def same_answer(solution: Any, mutant: Any, unjudged: set[int] | None = None) ->
     if isinstance(mutant, int) and isinstance(solution, int):
         return solution == mutant
     if isinstance(mutant, float) and isinstance(solution, float):
-        return bool(np.isclose(solution, mutant, rtol=RTOL, atol=ATOL, equal_nan=True))
+        return bool(np.isclose(solution, mutant, rtol=DEFAULT_RTOL, atol=DEFAULT_ATOL, equal_nan=True))
     return type(solution) is type(mutant) and solution == mutant
 
 
@@ -158,8 +152,8 @@ def _same_array(solution: np.ndarray, mutant: np.ndarray) -> bool:
         return bool(np.array_equal(solution, mutant))
     eps = _TOLERANCES.get(solution.dtype)
     if eps is None:
-        eps = _TOLERANCES[solution.dtype] = float(np.finfo(solution.dtype).eps) * _EPS_UNITS
-    rtol, atol = max(RTOL, eps), max(ATOL, eps)
+        eps = _TOLERANCES[solution.dtype] = float(np.finfo(solution.dtype).eps) * EPS_UNITS
+    rtol, atol = max(DEFAULT_RTOL, eps), max(DEFAULT_ATOL, eps)
     # np.isclose's inf and nan handling, written out: it is the cost of replaying, called per answer.
     close = np.abs(solution - mutant) <= atol + rtol * np.abs(mutant)
     return bool((close | (solution == mutant) | (np.isnan(solution) & np.isnan(mutant))).all())

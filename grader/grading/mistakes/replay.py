@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from grader.grading.proxy import Call
+from runner import protocol
 
 
 class OutOfTime(Exception):
@@ -101,8 +102,7 @@ def replay_batch(
         args = [copy_plain(arg, copies, held) for arg in call.args]  # one memo: the batch's calls share objects
         if call.fed is not None and answers:
             argument, part = call.fed
-            previous = answers[-1][0]
-            args[argument] = previous[part] if has_part(previous, part) else None
+            args[argument] = protocol.fed_part(answers[-1][0], part)
         try:
             value = function(*args)
             answer: Answer = (after(args, value) if after is not None else value, None)
@@ -177,11 +177,3 @@ def _copy_array(array: np.ndarray, memo: dict[int, Any], held: set[int]) -> np.n
         held.add(id(root_copy))
     offset = array.__array_interface__["data"][0] - root.__array_interface__["data"][0]
     return np.ndarray(array.shape, array.dtype, buffer=root_copy, offset=offset, strides=array.strides)
-
-
-def has_part(value: Any, part: int) -> bool:
-    try:
-        value[part]
-    except (TypeError, IndexError, KeyError):
-        return False
-    return True

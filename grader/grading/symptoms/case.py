@@ -9,11 +9,10 @@ from typing import Any
 import numpy as np
 
 from grader.grading.symptoms.words import Symptom
+from grader.grading.tolerances import SYMPTOM_ATOL, SYMPTOM_RTOL
 
-#: A relationship fits when every value is within RTOL of it, plus ATOL times the data's largest
-#: value: loose enough for the same mistake computed in float32 or in another order, and far too
-#: tight for chance to meet it on more than a handful of values.
-RTOL, ATOL = 1e-5, 1e-6
+#: A relationship fits within these (see :mod:`grader.grading.tolerances`).
+RTOL, ATOL = SYMPTOM_RTOL, SYMPTOM_ATOL
 #: How many values :meth:`Case.fits` compares before all of them.
 _PROBES = 64
 #: Whole numbers and sixteenths below this are round: they meet relationships by chance.

@@ -13,9 +13,8 @@ from grader.grading.symptoms import shapes
 from grader.grading.symptoms.case import AMBIGUOUS, ROUND_BELOW, RTOL, Case, computed_in
 from grader.grading.symptoms.digits import BANDS
 from grader.grading.symptoms.words import Symptom, say
+from grader.grading.tolerances import NAMING_RTOL
 
-#: A factor is named when it equals a candidate (2, a size, its square root, a product of two) this closely.
-NAMING_RTOL = 1e-6
 #: At most this many equal candidates are listed ("÷ n_layers or ÷ √n_tokens"); beyond, none is.
 MOST_NAMES = 3
 

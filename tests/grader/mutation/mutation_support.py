@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from grader.authoring.mutation import derive_mutants
-from grader.exercise.model import Exercise, load_exercise
+from grader.exercise import Exercise, load_exercise
 
 
 def changed_lines(source: str, operator: str) -> dict[str, str]:

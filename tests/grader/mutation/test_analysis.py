@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from grader.authoring.mutation import Outcome, analyse, derive_mutants
-from grader.exercise.model import load_exercise
+from grader.exercise import load_exercise
 from grader.results.records import GradeResult, Reason, Status
 from tests.grader.mutation.mutation_support import KILLED, SURVIVOR, WEAK_CHECKS, weak_exercise
 

@@ -14,7 +14,7 @@ import pytest
 from grader.authoring import user_cache
 from grader.authoring.mutation import Killers, analyse, derive_mutants
 from grader.authoring.mutation import analysis as analysis_module
-from grader.exercise.model import Exercise, load_exercise
+from grader.exercise import Exercise, load_exercise
 from grader.grading import engine as grading
 from grader.grading.check_run import Checked
 from grader.grading.engine import grade, grade_until_failure

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.exercise.model import Exercise, ExerciseError, MutationSpec, load_exercise
+from grader.exercise import Exercise, ExerciseError, MutationSpec, load_exercise
 from tests.conftest import REPO_ROOT
 
 DOCS = REPO_ROOT / "docs" / "exercises.md"

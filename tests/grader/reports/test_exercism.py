@@ -18,7 +18,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from grader.exercise.model import Exercise, load_exercise
+from grader.exercise import Exercise, load_exercise
 from grader.grading.engine import grade
 from grader.results.caps import cap_text
 from grader.results.records import GradeResult, Mistake, Status

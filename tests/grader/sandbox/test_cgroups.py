@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from grader import sandbox
-from grader.exercise.model import Exercise
+from grader.exercise import Exercise
 from grader.grading.engine import grade
 from grader.grading.session import SolutionSession
 from grader.results.records import Reason, Status

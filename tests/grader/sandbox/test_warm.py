@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from grader.exercise.model import Exercise
+from grader.exercise import Exercise
 from grader.grading.engine import grade
 from grader.results.records import Status
 from grader.sandbox import Ending, Limits, RunClock, RunnerDied

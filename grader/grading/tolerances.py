@@ -1,0 +1,21 @@
+"""How close two numbers must be to count as equal, for each question the grader asks: one place for each.
+
+``expect_*`` (what a check calls) and the naming of known mistakes read the same default: an answer
+a check accepts and the answer of a mutant computing the same thing in another order are alike
+by the same measure. Symptoms fit a relationship more loosely, since the mistake may be computed
+in float32 or in another order, yet far too tightly for chance to meet it on many values.
+"""
+
+from __future__ import annotations
+
+#: A check's default closeness (``expect_array`` and friends), and two answers counting as the same
+#: whatever the check asked for when a known mistake is matched.
+DEFAULT_RTOL, DEFAULT_ATOL = 1e-6, 1e-9
+#: Values in a lower precision match within this many of its units (a float16 mistake, computed in
+#: another order, still matches a float16 mutant).
+EPS_UNITS = 10
+#: A symptom's relationship fits when every value is within this of it, plus ``SYMPTOM_ATOL`` times
+#: the data's largest value.
+SYMPTOM_RTOL, SYMPTOM_ATOL = 1e-5, 1e-6
+#: A factor is named when it equals a candidate (2, a size, its square root, a product of two) this closely.
+NAMING_RTOL = 1e-6
