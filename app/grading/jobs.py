@@ -5,6 +5,9 @@ or running under a claim whose lease ran out), which bumps ``attempts``. Everyth
 records — events and the verdict — is conditional on that attempt still being the current one, and
 the verdict also on the submission not being finished yet. So a job handed out twice (a reclaim
 after a lease ran out, a duplicate queue entry) is graded by one claim at a time and finished once.
+
+Longer than 300 lines: a claim's whole life (claimed, graded, finished, its lease renewed, given back
+or recovered) is one class, since every step is conditional on the same attempt under one lock.
 """
 
 from __future__ import annotations

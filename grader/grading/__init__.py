@@ -9,7 +9,8 @@ answer's mistake.
 """
 
 from grader.grading.checking import values_shown
-from grader.grading.engine import Stop, grade, grade_until_failure, stopped_result
+from grader.grading.engine import grade, grade_until_failure, stopped_result
+from grader.grading.runs import Stop
 from grader.grading.expectations import (
     DEFAULT_ATOL,
     DEFAULT_RTOL,

@@ -12,7 +12,8 @@ import time
 
 from grader.exercise import Exercise
 from grader.grading import verdicts
-from grader.grading.engine import Stop, validate_source
+from grader.grading.engine import validate_source
+from grader.grading.runs import Stop
 from grader.grading.session import SolutionRaised, SolutionSession, SolutionSyntaxError, UnsupportedValue
 from grader.results import (
     MESSAGE_CHARS,

@@ -3,6 +3,9 @@
 Each protection is observed, not assumed: a probe solution runs in the jail and reports what it
 sees (its uid, capabilities, seccomp mode, whether it can reach the network or write outside its
 scratch space), and the host side checks the tools and kernel features the jail relies on.
+
+Longer than 300 lines: one short check for each protection, read top to bottom as the report that
+``mlkata doctor`` prints; split, the list of what is checked would no longer be in one place.
 """
 
 from __future__ import annotations

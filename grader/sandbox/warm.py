@@ -7,6 +7,9 @@ itself, which takes its own rlimits, drops every capability, installs the seccom
 serves requests exactly like a cold runner. The grader gets a pidfd for that init: killing it kills
 the run's whole pid namespace. The init reports how the runner ended (wait status and CPU time),
 so verdicts are the same as on the cold path.
+
+Longer than 300 lines: the grader's half of one protocol with the zygote (start, hand over the
+pipes, watch, kill, read how it ended), which must be read as a whole to be trusted.
 """
 
 from __future__ import annotations

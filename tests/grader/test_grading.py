@@ -12,7 +12,7 @@ import pytest
 
 from grader.exercise import Exercise, load_exercise
 from grader.grading import engine as grading
-from grader.grading.engine import Stop, grade
+from grader.grading import Stop, grade
 from grader.grading.session import SolutionSession
 from grader.results.events import CheckFinished, Finished, OutputProduced, Started
 from grader.results.records import Reason, Status

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from grader.exercise import Exercise, load_exercise
-from grader.grading import engine as grading
+from grader.grading import runs
 from grader.grading.engine import grade
 from grader.results.records import Reason, Status
 
@@ -102,7 +102,7 @@ def test_a_diagnosis_past_its_allowance_names_nothing_and_never_fails_the_run(
 ) -> None:
     source = kv_exercise.reference_path.read_text().replace("/ np.sqrt(q.shape[0])", "")
     assert grade(kv_exercise, source).mistake is not None  # named, with the allowance it has
-    monkeypatch.setattr(grading, "DIAGNOSIS_SECONDS", 0.0)
+    monkeypatch.setattr(runs, "DIAGNOSIS_SECONDS", 0.0)
     result = grade(kv_exercise, source)
     assert result.status is Status.FAIL and result.mistake is None
     assert all(t.reason is Reason.WRONG_ANSWER for t in result.failing())  # no internal error: the verdict stands
