@@ -10,7 +10,6 @@ answer's mistake.
 
 from grader.grading.checking import values_shown
 from grader.grading.engine import grade, grade_until_failure, stopped_result
-from grader.grading.runs import Stop
 from grader.grading.expectations import (
     DEFAULT_ATOL,
     DEFAULT_RTOL,
@@ -27,6 +26,7 @@ from grader.grading.failures import CHECK_HINT, CheckFailed, Hint, fail
 from grader.grading.mistakes import hint_of, is_derived, prepare_in_background
 from grader.grading.playground import MAX_INPUTS_BYTES, try_solution
 from grader.grading.proxy import Student
+from grader.grading.runs import Stop
 from grader.grading.symptoms import LABELS
 
 __all__ = [

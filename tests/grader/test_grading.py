@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from grader.exercise import Exercise, load_exercise
-from grader.grading import engine as grading
 from grader.grading import Stop, grade
+from grader.grading import engine as grading
 from grader.grading.session import SolutionSession
 from grader.results.events import CheckFinished, Finished, OutputProduced, Started
 from grader.results.records import Reason, Status
