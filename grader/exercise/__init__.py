@@ -9,7 +9,7 @@ The web app reads exercises through this door alone.
 """
 
 from grader.exercise.checks import Check, check, check_rng, collect_checks
-from grader.exercise.config import ExerciseConfig, FunctionSpec
+from grader.exercise.config import ExerciseConfig, FunctionSpec, MutantSpec, MutationSpec
 from grader.exercise.loading import (
     DEFAULT_EXERCISES,
     SLUG_PATTERN,
@@ -25,6 +25,6 @@ from grader.exercise.statement import markdown_parser
 
 __all__ = [
     "DEFAULT_EXERCISES", "SLUG_PATTERN", "BrokenExercise", "Check", "Exercise", "ExerciseConfig", "ExerciseError",
-    "FunctionSpec", "KnownMistake", "check", "check_rng", "collect_checks", "exercise_folders", "load_each_exercise",
+    "FunctionSpec", "KnownMistake", "MutantSpec", "MutationSpec", "check", "check_rng", "collect_checks", "exercise_folders", "load_each_exercise",
     "load_exercise", "load_exercises", "load_or_explain", "markdown_parser", "roadmap_key",
 ]  # fmt: skip

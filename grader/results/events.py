@@ -4,7 +4,7 @@ A run reaches its page as server-sent events: ``queued`` (sent by the app, again
 in the queue moves), then ``started``, ``check`` and ``output`` events, and ``done`` last.
 :class:`EventType` names them; the ``…Data`` models are the data of each, as stored and streamed
 (``EVENT_DATA``). The app (``app/events/log.py``, ``app/grading/jobs.py``, the API's description of the stream)
-takes the names from here, and ``static/src/runs.js`` keeps a copy that tests/grader/test_events.py
+takes the names from here, and ``static/src/runs.js`` keeps a copy that tests/grader/results/test_events.py
 holds equal to this one.
 
 The grader's own progress events, for live pages and logs, are the last four models (``Started`` …

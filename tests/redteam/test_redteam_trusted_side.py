@@ -26,7 +26,7 @@ pytestmark = pytest.mark.redteam
 
 EXERCISES = load_exercises(REPO / "exercises")
 # The forgery adds a snapshot of the arguments to each reply. On a single call that is a malformed
-# reply (tests/grader/test_session.py); only where a check reads what a batch of calls did to their
+# reply (tests/grader/grading/test_session.py); only where a check reads what a batch of calls did to their
 # arguments (the in-place mistakes, ``mutates-*``) could it still matter, so those are the cases here.
 IN_PLACE = [
     (slug, name)

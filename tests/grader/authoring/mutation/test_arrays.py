@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.grader.mutation.mutation_support import changed_lines, lines_of
+from tests.grader.authoring.mutation.mutation_support import changed_lines, lines_of
 
 
 def test_reductions_swap_max_min_and_sum_mean_as_functions_methods_and_builtins() -> None:

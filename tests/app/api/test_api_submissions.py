@@ -11,7 +11,7 @@ from api_support import SLUG, RunningServer, mutant_code, read_events, reference
 
 from grader.exercise import load_exercise
 
-SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "grader" / "results" / "results.schema.json").read_text())
+SCHEMA = json.loads((Path(__file__).resolve().parents[3] / "grader" / "results" / "results.schema.json").read_text())
 
 
 def test_reference_solution_streams_one_check_event_per_check_then_passes(

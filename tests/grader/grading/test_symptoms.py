@@ -169,7 +169,7 @@ def test_empty_inputs_are_named_only_when_they_are_exactly_the_wrong_calls() -> 
 
 def test_every_kind_has_a_golden_case() -> None:
     named = {param.values[3] for param in GOLDEN} | {kind for kind, *_ in CALL_PATTERNS}
-    across = {"in-place"}  # found by replaying the reference: tests/grader/test_across.py
+    across = {"in-place"}  # found by replaying the reference: tests/grader/grading/test_across.py
     assert named | across == set(KINDS)
 
 

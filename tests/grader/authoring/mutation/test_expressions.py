@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.grader.mutation.mutation_support import changed_lines, lines_of
+from tests.grader.authoring.mutation.mutation_support import changed_lines, lines_of
 
 
 def test_arithmetic_swaps_each_operator_and_keeps_the_trees_grouping() -> None:

@@ -12,7 +12,7 @@ from grader.exercise import Exercise
 from grader.grading.engine import grade
 from grader.results.records import CheckResult, GradeResult, Reason
 
-SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "grader" / "results" / "results.schema.json").read_text())
+SCHEMA = json.loads((Path(__file__).resolve().parents[3] / "grader" / "results" / "results.schema.json").read_text())
 
 
 @pytest.mark.parametrize(

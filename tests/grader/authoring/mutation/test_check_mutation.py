@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.grader.mutation.mutation_support import SURVIVOR, WEAK_CHECKS
+from tests.grader.authoring.mutation.mutation_support import SURVIVOR, WEAK_CHECKS
 
 MLKATA = str(Path(sys.executable).with_name("mlkata"))
 

@@ -8,7 +8,7 @@ from grader.exercise import Exercise, load_exercise
 from grader.grading.mistakes.leads import name_mistakes
 from grader.results.records import CheckResult, Reason, Status
 
-KV = Path(__file__).resolve().parents[2] / "exercises" / "kv-cache-decoding"
+KV = Path(__file__).resolve().parents[3] / "exercises" / "kv-cache-decoding"
 
 
 def _result(check_id: str, reason: Reason, hint_id: str | None = None) -> CheckResult:

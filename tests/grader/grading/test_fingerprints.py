@@ -17,7 +17,7 @@ from grader.grading.engine import grade
 from grader.grading.mistakes.fingerprints import same_answer
 from grader.results.records import Status
 
-WRONG = Path(__file__).resolve().parent / "wrong_solutions"
+WRONG = Path(__file__).resolve().parents[1] / "wrong_solutions"
 EXPECTED = {
     "float16": "float16",
     "query_from_wk": "query-from-keys",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.grader.mutation.mutation_support import changed_lines, lines_of
+from tests.grader.authoring.mutation.mutation_support import changed_lines, lines_of
 
 
 def test_each_simple_statement_is_replaced_by_pass_but_not_imports_docstrings_or_pass() -> None:

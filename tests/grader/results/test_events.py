@@ -9,7 +9,7 @@ from pathlib import Path
 
 from grader.results.events import EVENT_DATA, EventType, GradeEvent, TrySink
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 RUNS_JS = REPO / "static" / "src" / "runs.js"
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from grader.authoring.mutation import Outcome, analyse, derive_mutants
 from grader.exercise import load_exercise
 from grader.results.records import GradeResult, Reason, Status
-from tests.grader.mutation.mutation_support import KILLED, SURVIVOR, WEAK_CHECKS, weak_exercise
+from tests.grader.authoring.mutation.mutation_support import KILLED, SURVIVOR, WEAK_CHECKS, weak_exercise
 
 
 def test_the_score_is_killed_over_all_and_the_survivor_is_named_with_the_checks_it_passed(

@@ -98,7 +98,7 @@ def test_the_manifest_names_the_entry_s_chunks_and_pages_use_them(dist: Path) ->
 
 
 def test_the_real_build_is_split_and_precompressed() -> None:
-    built = Path(__file__).resolve().parents[2] / "static" / "dist"
+    built = Path(__file__).resolve().parents[3] / "static" / "dist"
     if not (built / "manifest.json").is_file():
         pytest.fail("the front end is not built: run `make frontend`")
     manifest = Manifest.read(built)

@@ -10,7 +10,7 @@ from rich.console import Console
 
 from grader.authoring.mutation import analyse, finding, print_analysis
 from grader.authoring.mutation.report import floored, progress
-from tests.grader.mutation.mutation_support import SURVIVOR, weak_exercise
+from tests.grader.authoring.mutation.mutation_support import SURVIVOR, weak_exercise
 
 
 def plain_console() -> tuple[Console, io.StringIO]:
