@@ -5,7 +5,7 @@ A check is a plain function in the trusted process. It receives the student's so
 one of the ``expect_*`` helpers, which check the kind of value first, then its shape and dtype,
 and only then closeness (``np.allclose`` would happily broadcast a ``(1,)`` array or a scalar
 against the expected shape); their messages say exactly what differs. Values coming back from a
-solution are plain data (see ``runner/wire.py``): exact Python types and plain numpy arrays::
+solution are plain data (see ``runner/wire/``): exact Python types and plain numpy arrays::
 
     @check("The worked example from the statement", public=True)
     def worked_example(student: Student) -> None:

@@ -1,1 +1,1 @@
-"""What runs inside the sandbox, next to the student's code: the runner, the zygote, the wire format and protocol."""
+"""What runs inside the sandbox, next to the student's code: the runner, the wire format and protocol, the jail."""

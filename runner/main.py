@@ -44,8 +44,8 @@ def main(argv: list[str]) -> int:
 def serve(request_fd: int, reply_fd: int, max_request: int) -> int:
     """Answer requests until the request pipe closes; return the exit code.
 
-    The caller has put numpy's directory on ``sys.path`` and imported numpy (``runner/zygote.py``
-    calls this in each freshly forked child).
+    The caller has put numpy's directory on ``sys.path`` and imported numpy (the warm path's
+    zygote, ``runner/jail/``, calls this in each freshly forked child).
     """
     from runner import wire
 

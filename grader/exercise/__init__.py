@@ -25,6 +25,7 @@ from grader.exercise.statement import markdown_parser
 
 __all__ = [
     "DEFAULT_EXERCISES", "SLUG_PATTERN", "BrokenExercise", "Check", "Exercise", "ExerciseConfig", "ExerciseError",
-    "FunctionSpec", "KnownMistake", "MutantSpec", "MutationSpec", "check", "check_rng", "collect_checks", "exercise_folders", "load_each_exercise",
-    "load_exercise", "load_exercises", "load_or_explain", "markdown_parser", "roadmap_key",
+    "FunctionSpec", "KnownMistake", "MutantSpec", "MutationSpec", "check", "check_rng", "collect_checks",
+    "exercise_folders", "load_each_exercise", "load_exercise", "load_exercises", "load_or_explain",
+    "markdown_parser", "roadmap_key",
 ]  # fmt: skip

@@ -47,7 +47,7 @@ def runner_program(arguments: list[str], seccomp_fd: int) -> Program:
 
 
 def zygote_program(control_fd: int) -> Program:
-    return Program("zygote.py", (str(control_fd), HOST_PROC), None, host_proc=True)
+    return Program("jail/__main__.py", (str(control_fd), HOST_PROC), None, host_proc=True)
 
 
 def bwrap_path() -> str | None:

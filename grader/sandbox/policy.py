@@ -83,7 +83,7 @@ class RunPolicy:
         ]
 
     def zygote_message(self) -> dict[str, int]:
-        """The warm path's limits, as the zygote applies them in the run (``runner/zygote.py``)."""
+        """The warm path's limits, as the zygote applies them in the run (``runner/jail/limits.py``)."""
         return {
             "memory": self.memory_bytes,
             "cpu": self.cpu_seconds,

@@ -1,6 +1,6 @@
 """A warm run: forked from a pre-started, sandboxed zygote instead of a fresh Python.
 
-A cold run pays ~100 ms of Python and numpy start-up. Here the run's zygote (``runner/zygote.py``)
+A cold run pays ~100 ms of Python and numpy start-up. Here the run's zygote (``runner/jail/``)
 gets four new pipes over its control socket (``SCM_RIGHTS``) and forks a launcher that makes fresh
 user, mount, pid, net, IPC, UTS and cgroup namespaces, and in them an init (pid 1) and the runner
 itself, which takes its own rlimits, drops every capability, installs the seccomp filter and

@@ -1,4 +1,4 @@
-"""The grader's side of a zygote: a long-lived sandboxed process with numpy loaded (``runner/zygote.py``).
+"""The grader's side of a zygote: a long-lived sandboxed process with numpy loaded (``runner/jail/``).
 
 It runs in the same bubblewrap jail as a cold runner, under a uid slot of its own, and forks one
 fresh run per request sent over its control socket. It never runs student code itself.
@@ -138,7 +138,7 @@ class Zygote:
 
 
 def _zygote_command(slot: UidSlot, control_fd: int) -> list[str]:
-    """The jail running ``zygote.py``: limits for a long-lived parent (each run sets its own)."""
+    """The jail running ``runner/jail/__main__.py``: limits for a long-lived parent (each run sets its own)."""
     scratch = RunPolicy.of(Limits()).scratch_bytes  # the zygote's own /tmp, which no run sees
     prlimit = shutil.which("prlimit") or "prlimit"
     limits = [f"--nproc={ZYGOTE_PROCESSES}", "--core=0", f"--nofile={ZYGOTE_OPEN_FILES}"]

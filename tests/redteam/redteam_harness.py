@@ -209,7 +209,7 @@ def _is_zygote(pid: str, fields: dict[str, str]) -> bool:
         cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
     except OSError:
         return False
-    return len(fields.get("NSpid", "").split()) == 2 and any(arg.endswith(b"/zygote.py") for arg in cmdline)
+    return len(fields.get("NSpid", "").split()) == 2 and any(arg.endswith(b"/jail/__main__.py") for arg in cmdline)
 
 
 def leftover_sandbox_processes() -> list[str]:

@@ -84,7 +84,7 @@ def test_a_timeout_kills_the_runs_whole_pid_namespace_daemons_included(pool: Zyg
         assert died.ending is Ending.WALL_CLOCK
     survivors = _processes_of(uid)
     assert len(survivors) == 1, survivors
-    assert "zygote.py" in next(iter(survivors.values()))  # only the zygote itself is left
+    assert "jail/__main__.py" in next(iter(survivors.values()))  # only the zygote itself is left
 
 
 def test_exit_codes_and_signals_are_reported_as_on_the_cold_path(pool: ZygotePool[Zygote]) -> None:
