@@ -14,15 +14,13 @@ import inspect
 import types
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from grader.grading import Student
-
 #: What the grader calls: the check with its generator, if it takes one, already bound.
-CheckFunction = Callable[["Student"], None]
+#: (Its argument is the grading engine's ``Student`` proxy, which the model need not know.)
+CheckFunction = Callable[[Any], None]
 F = TypeVar("F", bound=Callable[..., None])
 _MARKER = "__mlkata_check__"
 
@@ -99,7 +97,7 @@ def _calling(function: Callable[..., None], slug: str, check_id: str, takes_rng:
         return function
 
     @functools.wraps(function)
-    def run(student: Student) -> None:
+    def run(student: Any) -> None:
         function(student, check_rng(slug, check_id))
 
     return run
