@@ -26,3 +26,11 @@ def test_each_reply_has_one_of_the_accepted_shapes() -> None:
     for shape, reply in shapes.items():
         assert reply.keys() == shape
     assert len(set(shapes)) == len(shapes)  # no two shapes alike: a reply says which it is
+
+
+def test_a_chain_feeds_the_part_of_the_previous_answer_or_none_when_it_has_no_such_part() -> None:
+    cache = [1.0, 2.0]
+    assert protocol.fed_part(("out", cache), 1) is cache  # the very object, not a copy
+    assert protocol.fed_part({"out": 1}, 1) is None
+    assert protocol.fed_part(("out",), 1) is None
+    assert protocol.fed_part(None, 0) is None

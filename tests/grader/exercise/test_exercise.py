@@ -104,3 +104,13 @@ def test_load_exercises_finds_every_folder_in_order(make_exercise: Callable[...,
     toml = (folder / "exercise.toml").read_text()
     (folder / "exercise.toml").write_text("order = -1\n" + toml)
     assert list(load_exercises(folder.parent)) == ["first", "second"]
+
+
+def test_an_exercise_is_the_version_of_its_folder_it_was_read_from(make_exercise: Callable[..., Path]) -> None:
+    folder = make_exercise()
+    exercise = load_exercise(folder)
+    (folder / "reference.py").write_text("def add(a, b):\n    return a - b\n")  # edited while being served
+    assert exercise.reference == "def add(a, b):\n    return a + b\n"
+    # What wrong answers are told apart against is the reference read with the checks, not the file now.
+    assert exercise.reference_code.fresh_module().add(2, 3) == 5
+    assert load_exercise(folder).reference_code.fresh_module().add(2, 3) == -1
