@@ -295,16 +295,15 @@ def main() -> None:
                 rate = throughput(variants[name], concurrency, max(16, 4 * concurrency))
                 print(f"  {name[:8]} concurrency {concurrency}: {rate:6.1f}/s  ({rate / ideal:.0%} of ideal)")
 
-        wrong_path = exercise.path / "mutants" / "no-scaling.py"
+        wrong = exercise.mutant_sources["no-scaling"]
         crossings = crossings_per_grade(exercise, reference)
         print(f"\nCrossings of the sandbox boundary per grade of the reference: {crossings} (the load included)")
-        named, checks, whole = fingerprint_cost(exercise, wrong_path.read_text(), 10)
-        print(f"Naming the mistake of a wrong solution ({wrong_path.name}, {checks} failing checks): "
+        named, checks, whole = fingerprint_cost(exercise, wrong, 10)
+        print(f"Naming the mistake of a wrong solution (no-scaling, {checks} failing checks): "
               f"{named * 1000:.1f} ms per grade of {whole * 1000:.1f} ms ({named / max(checks, 1) * 1000:.2f} ms "
               "per failing check); nothing on a pass")  # fmt: skip
 
         print("\nBad submissions beside good ones (warm path, concurrency 4)")
-        wrong = (exercise.path / "mutants" / "no-scaling.py").read_text()
         looping = (
             "def attend_step(x_t, cache, p):\n    while True:\n        pass\n\ndef kv_cache_bytes(*a):\n    return 0\n"
         )

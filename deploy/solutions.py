@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader.exercise import mutant_source
+
 REPO = Path(__file__).resolve().parent.parent
 EXERCISE = REPO / "exercises" / "kv-cache-decoding"
 REDTEAM = REPO / "tests" / "redteam" / "submissions"
@@ -94,7 +96,7 @@ def graded_solutions() -> list[Solution]:
     """Graded in order through the compose stack, each through HTTP."""
     return [
         Solution("reference", reference(), PASS, PASSED),
-        Solution("wrong (no-scaling mistake)", _read(EXERCISE / "mutants" / "no-scaling.py"), WRONG, WRONG_ANSWER),
+        Solution("wrong (no-scaling mistake)", mutant_source(EXERCISE, "no-scaling"), WRONG, WRONG_ANSWER),
         Solution("fork bomb", _read(REDTEAM / "fork_bomb.py"), FAILS),
         Solution("memory bomb (one numpy array)", _read(REDTEAM / "numpy_memory_bomb.py"), FAILS),
         Solution("memory bomb (a tree of 12 × 300 MB)", TREE_MEMORY_BOMB, FAILS),

@@ -7,6 +7,8 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader.exercise import load_exercise
+
 REPO = Path(__file__).resolve().parent.parent
 SLUG = "kv-cache-decoding"
 EXERCISE = REPO / "exercises" / SLUG
@@ -56,9 +58,10 @@ def solutions(host_pid: int) -> dict[str, list[Solution]]:
 
     honest = [Solution("honest", "reference", read(EXERCISE / "reference.py"), PASSES)]
     wrong = [Solution("wrong", "starter", read(EXERCISE / "starter.py"), frozenset({"fail"}))]
+    mutants = load_exercise(EXERCISE).mutant_sources  # whole files, or diffs applied to reference.py
     wrong += [
-        Solution("wrong", f"mutant:{path.stem}", read(path), frozenset({"fail"}))
-        for path in sorted((EXERCISE / "mutants").glob("*.py"))
+        Solution("wrong", f"mutant:{name}", source.replace("__HOST_PID__", str(host_pid)), frozenset({"fail"}))
+        for name, source in sorted(mutants.items())
     ]
     hostile = [
         Solution("hostile", name, read(HOSTILE_DIR / f"{name}.py"), expected) for name, expected in HOSTILE.items()

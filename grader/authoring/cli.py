@@ -198,6 +198,8 @@ def check_command(
     findings: list[Finding] = []
     for exercise in loaded:
         console.print(f"[bold]{escape(exercise.slug)}[/]")
+        for warning in _whole_copies(exercise):
+            console.print(f"  [yellow]![/] {escape(warning)}")
         found = verify_exercise(exercise, jailed=not trusted, reference_only=reference_only, math=math[exercise.slug])
         for finding in found:
             mark = "[green]✓[/]" if finding.ok else "[red]✗[/]"
@@ -217,6 +219,16 @@ def check_command(
     skipped = f", {len(unchanged)} unchanged skipped" if unchanged else ""
     console.print(f"{len(findings) - len(bad)}/{len(findings)} properties hold in {len(loaded)} exercise(s){skipped}")
     raise typer.Exit(EXIT_FAIL if bad else EXIT_PASS)
+
+
+def _whole_copies(exercise: Exercise) -> list[str]:
+    """A warning for each mutant written as a whole copy of the reference: an edit of the reference leaves it behind."""
+    return [
+        f"mutants/{name}.py copies reference.py whole, so it does not follow an edit of the reference: write it as "
+        f"mutants/{name}.diff (diff -u reference.py mutants/{name}.py > mutants/{name}.diff)"
+        for name in exercise.config.mutants
+        if exercise.mutant_file(name).suffix == ".py"
+    ]
 
 
 def _load_for_check(exercises: Path, slugs: list[str], *, mutants: bool) -> list[Exercise]:

@@ -25,6 +25,15 @@ def mutant_file(folder: Path, name: str) -> Path:
     return diff if diff.is_file() and not whole.is_file() else whole
 
 
+def mutant_source(folder: Path, name: str) -> str:
+    """A mutant's whole source, its exercise not loaded: its ``.py``, or ``reference.py`` with its ``.diff`` applied."""
+    file = mutant_file(folder, name)
+    text = file.read_text(encoding="utf-8")
+    if file.suffix == ".py":
+        return text
+    return apply_diff((folder / "reference.py").read_text(encoding="utf-8"), text, name="reference.py")
+
+
 def load_mutants(path: Path, reference: str, problems: list[str]) -> dict[str, str]:
     """Each mutant's whole source: a ``.py`` file's text, or ``reference`` (read already) with a ``.diff`` applied."""
     folder = path / "mutants"

@@ -16,6 +16,7 @@ import uvicorn
 from app.cli import uvicorn_options
 from app.main import create_app
 from app.settings import Settings
+from grader.exercise import mutant_source
 
 REPO = Path(__file__).resolve().parents[2]
 KV = REPO / "exercises" / "kv-cache-decoding"
@@ -106,4 +107,4 @@ def reference_code() -> str:
 
 
 def mutant_code(name: str) -> str:
-    return (KV / "mutants" / f"{name}.py").read_text(encoding="utf-8")
+    return mutant_source(KV, name)

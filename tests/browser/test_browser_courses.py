@@ -15,7 +15,7 @@ import pytest
 from browser_support import REPO, SLUG, Problems, Server
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 from test_browser_accounts import PASSWORD, axe_violations, fill_sign_in, fill_sign_up, finish_sign_up, header
-from test_browser_exercise import KV, REFERENCE, STARTER, replace_code, run_with_keyboard, wait_finished
+from test_browser_exercise import NO_SCALING, REFERENCE, STARTER, replace_code, run_with_keyboard, wait_finished
 
 DOCS = REPO / "docs"
 #: MLKATA_DOCS_SCREENSHOTS=1 also copies the dashboard's screenshots to docs/ (otherwise a run changes no file).
@@ -30,7 +30,7 @@ DUE = "2031-06-01T17:00"
 INT8_DUE = "2031-06-08T17:00"
 EXERCISE = "Decoding with a KV Cache"
 MISTAKE_ID = "no-scaling"
-MUTANT = (KV / "mutants" / f"{MISTAKE_ID}.py").read_text(encoding="utf-8")
+MUTANT = NO_SCALING
 MISTAKE = "Scores are not divided by √d."
 # Who sends what on the KV cache: one right, one with a named mistake, one the starter (every check fails, no
 # mistake named). Ada then solves the course's second exercise too; nobody has started the third.

@@ -8,9 +8,12 @@ from pathlib import Path
 from browser_support import REPO, SLUG, Problems
 from playwright.sync_api import Page, expect
 
+from grader.exercise import mutant_source
+
 KV = REPO / "exercises" / SLUG
 REFERENCE = (KV / "reference.py").read_text(encoding="utf-8")
 STARTER = (KV / "starter.py").read_text(encoding="utf-8")
+NO_SCALING = mutant_source(KV, "no-scaling")  # a known mistake, named when run
 FINISHED = re.compile(r"^(pass|fail|error|timeout|stopped)$")
 
 # Records, from the Ctrl+Enter keydown, when finished check rows appear (a MutationObserver sees each change).
@@ -162,7 +165,7 @@ def test_correct_solution_checks_arrive_one_by_one_and_mark_solved(
 
 def test_wrong_solution_shows_the_failing_checks_message(page: Page, artifacts: Path) -> None:
     open_exercise(page)
-    replace_code(page, (KV / "mutants" / "no-scaling.py").read_text(encoding="utf-8"))
+    replace_code(page, NO_SCALING)
     page.get_by_role("button", name=re.compile("^Run")).click()
     assert wait_finished(page) == "fail"
     expect(page.locator("#run-status")).to_have_text("failed")

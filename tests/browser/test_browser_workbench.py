@@ -8,7 +8,7 @@ from pathlib import Path
 from browser_support import REPO, SLUG, Problems
 from playwright.sync_api import Browser, Page, expect
 from test_browser_exercise import (
-    KV,
+    NO_SCALING,
     REFERENCE,
     editor_text,
     open_exercise,
@@ -38,7 +38,7 @@ def test_wide_layout_keeps_code_and_results_in_view_and_the_divider_is_remembere
     page.set_viewport_size({"width": 1440, "height": 900})
     open_exercise(page)
     assert page.evaluate("() => document.documentElement.scrollHeight <= window.innerHeight + 1"), "the page scrolls"
-    replace_code(page, (KV / "mutants" / "no-scaling.py").read_text(encoding="utf-8"))
+    replace_code(page, NO_SCALING)
     run_with_keyboard(page)
     assert wait_finished(page) == "fail"
     assert in_viewport(page, '#checks li.check[data-status="fail"] >> nth=0') and in_viewport(page, "#editor")
@@ -106,7 +106,7 @@ def test_the_last_result_survives_a_reload_and_the_history_opens_old_code_as_a_d
     page: Page, artifacts: Path
 ) -> None:
     open_exercise(page)
-    replace_code(page, (KV / "mutants" / "no-scaling.py").read_text(encoding="utf-8"))
+    replace_code(page, NO_SCALING)
     run_with_keyboard(page)
     assert wait_finished(page) == "fail"
     replace_code(page, REFERENCE)
@@ -215,7 +215,7 @@ def test_a_hanging_run_shows_time_and_check_and_stop_ends_it(page: Page, artifac
 
 def test_hints_come_once_then_one_level_per_failed_run_that_gives_them(page: Page, artifacts: Path) -> None:
     open_exercise(page)
-    replace_code(page, (KV / "mutants" / "no-scaling.py").read_text(encoding="utf-8"))
+    replace_code(page, NO_SCALING)
     run_with_keyboard(page)
     assert wait_finished(page) == "fail"
     mistake = page.locator("#run-message.mistake")

@@ -12,6 +12,7 @@ import pytest
 
 from grader.authoring.verify import verify_exercise
 from grader.exercise import load_exercise
+from grader.exercise.patches import apply_diff
 
 GUIDE = Path(__file__).resolve().parents[2] / "docs" / "exercises.md"
 MLKATA = str(Path(sys.executable).with_name("mlkata"))
@@ -34,6 +35,8 @@ def write_walkthrough(root: Path) -> Path:
             name = "statement.md"
         elif lang == "python":
             name = named.group(1) if named else "checks.py"
+        elif lang == "diff":  # a mutant, named by its +++ line
+            name = "mutants/" + re.search(r"^\+\+\+ mutants/(\S+)\.py$", body, re.M).group(1) + ".diff"
         else:
             continue  # a terminal transcript
         path = folder / name
@@ -53,15 +56,26 @@ def test_the_walkthrough_exercise_holds_together(tmp_path: Path) -> None:
     assert f"{len(findings)}/{len(findings)} properties hold" in check_transcript
 
 
-@pytest.mark.parametrize("transcript", [t for t in transcripts() if t.startswith("$ .venv/bin/mlkata grade")])
+def test_the_walkthrough_mutants_are_diffs_against_its_reference(tmp_path: Path) -> None:
+    mutants = write_walkthrough(tmp_path) / "mutants"
+    assert sorted(p.name for p in mutants.iterdir()) == ["in-place.diff", "no-normalise.diff", "unstable.diff"]
+
+
+@pytest.mark.parametrize("transcript", [t for t in transcripts() if "\n$ .venv/bin/mlkata grade" in t])
 def test_what_the_walkthrough_shows_a_student_is_what_the_grader_says(tmp_path: Path, transcript: str) -> None:
-    folder = write_walkthrough(tmp_path)
-    command, *shown = transcript.splitlines()
-    mutant = re.search(r"exercises/stable-softmax/(mutants/\S+\.py)", command)
-    assert mutant is not None
+    folder = write_walkthrough(tmp_path / "exercises")
+    patch, command, *shown = transcript.splitlines()
+    written = re.fullmatch(
+        r"\$ patch -s -o (\S+\.py) exercises/stable-softmax/reference\.py (exercises/\S+\.diff)", patch
+    )
+    solution = re.fullmatch(r"\$ \.venv/bin/mlkata grade (\S+\.py) -e stable-softmax", command)
+    assert written is not None and solution is not None and written.group(1) == solution.group(1)
+    # The mutant written out whole, as patch writes it (patch itself may be missing here).
+    diff = (tmp_path / written.group(2)).read_text(encoding="utf-8")
+    (tmp_path / written.group(1)).write_text(apply_diff((folder / "reference.py").read_text(encoding="utf-8"), diff))
     run = subprocess.run(
-        [MLKATA, "grade", str(folder / mutant.group(1)), "-e", SLUG, "--exercises", str(tmp_path)],
-        capture_output=True, text=True, timeout=120, check=False,
+        [MLKATA, "grade", solution.group(1), "-e", SLUG, "--exercises", str(folder.parent)],
+        capture_output=True, text=True, timeout=120, check=False, cwd=tmp_path,
     )  # fmt: skip
     said = run.stdout.splitlines()
     timing = re.compile(r" · \d+\.\d\d s$")

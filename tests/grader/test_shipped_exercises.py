@@ -23,6 +23,13 @@ def test_every_exercise_folder_is_graded_here() -> None:
 
 
 @pytest.mark.parametrize("slug", SLUGS)
+def test_every_mutant_is_written_as_a_diff_against_the_reference(slug: str) -> None:
+    # One source for the reference's lines: an edit of reference.py reaches every mutant, or stops its diff.
+    mutants = EXERCISES_DIR / slug / "mutants"
+    assert sorted(p.name for p in mutants.iterdir() if p.is_file() and p.suffix != ".diff") == []
+
+
+@pytest.mark.parametrize("slug", SLUGS)
 def test_the_reference_passes_every_check_for_full_points(shipped_grades: ShippedGrades, slug: str) -> None:
     result = shipped_grades.reference(slug)
     assert result.status is Status.PASS, result.message

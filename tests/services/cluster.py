@@ -18,6 +18,8 @@ import httpx
 import redis
 from sqlalchemy import Engine, create_engine, text
 
+from grader.exercise import mutant_source
+
 REPO = Path(__file__).resolve().parents[2]
 KV = REPO / "exercises" / "kv-cache-decoding"
 SLUG = "kv-cache-decoding"
@@ -59,7 +61,7 @@ def reference() -> str:
 
 
 def mutant(name: str) -> str:
-    return (KV / "mutants" / f"{name}.py").read_text(encoding="utf-8")
+    return mutant_source(KV, name)
 
 
 def hostile(name: str) -> str:

@@ -71,8 +71,10 @@ def test_exercise_api_exposes_public_data_only(client: httpx.Client, exercises_d
     for line in reference.splitlines():
         if len(line.strip()) > 25 and line.strip() not in data["starter"]:
             assert line.strip() not in everything, f"reference line leaked: {line!r}"
-    for mutant in (KV / "mutants").glob("*.py"):
-        assert mutant.stem not in everything
+    mutants = sorted(path.stem for path in (KV / "mutants").iterdir())  # each a .diff against reference.py
+    assert len(mutants) >= 12
+    for mutant in mutants:
+        assert mutant not in everything
     assert "caught_by" not in everything and "mistake" not in everything
     checks_source = (KV / "checks.py").read_text()
     for line in checks_source.splitlines():

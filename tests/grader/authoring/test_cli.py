@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from pathlib import Path
 
+from grader.exercise import mutant_source
 from tests.conftest import EXERCISES_DIR, KV_SLUG
 
 MLKATA = str(Path(sys.executable).with_name("mlkata"))
@@ -30,7 +32,7 @@ def test_grade_prints_one_line_per_check_and_exits_0_on_pass() -> None:
 
 def test_grade_json_prints_exactly_one_document_and_exits_1_on_fail(tmp_path: Path) -> None:
     solution = tmp_path / "solution.py"
-    solution.write_text((EXERCISES_DIR / KV_SLUG / "mutants" / "no-scaling.py").read_text())
+    solution.write_text(mutant_source(EXERCISES_DIR / KV_SLUG, "no-scaling"))
     run = mlkata("grade", str(solution), "--exercise", KV_SLUG, "--json")
     assert run.returncode == 1
     document = json.loads(run.stdout)
@@ -91,6 +93,39 @@ def test_check_fails_when_a_mutant_is_not_caught(make_exercise: Callable[..., Pa
     assert run.returncode == 1
     assert "✗ mutant same fails (adds in the other order)" in run.stdout
     assert "it passes every check" in run.stdout
+
+
+def test_check_refuses_an_exercise_whose_mutant_diff_no_longer_applies(tmp_path: Path) -> None:
+    folder = tmp_path / KV_SLUG
+    shutil.copytree(EXERCISES_DIR / KV_SLUG, folder, ignore=shutil.ignore_patterns("__pycache__"))
+    reference = folder / "reference.py"
+    scores = "    scores = keys @ q / np.sqrt(q.shape[0])\n"
+    assert scores in reference.read_text()
+    reference.write_text(reference.read_text().replace(scores, "    scores = (keys @ q) / np.sqrt(q.shape[0])\n"))
+    run = mlkata("check", KV_SLUG, "--exercises", str(tmp_path))
+    assert run.returncode == 2 and run.stdout == ""  # refused before anything is graded
+    assert f"error: exercise '{KV_SLUG}' is not valid:" in run.stderr
+    assert (
+        "  - mutants/no-scaling.diff: hunk @@ -9,3 +9,3 @@ (line 3 of the diff) does not apply: line 10 of "
+        "reference.py is '    scores = (keys @ q) / np.sqrt(q.shape[0])', the hunk expects "
+        "'    scores = keys @ q / np.sqrt(q.shape[0])'"
+    ) in run.stderr.splitlines()
+
+
+def test_check_warns_that_a_whole_file_mutant_does_not_follow_the_reference(
+    make_exercise: Callable[..., Path],
+) -> None:
+    folder = make_exercise(files={"mutants/minus.py": "def add(a, b):\n    return a - b\n"})
+    with (folder / "exercise.toml").open("a") as toml:
+        toml.write('\n[mutants.minus]\nmistake = "Subtracts."\nhint = "plus"\n')
+    run = mlkata("check", "--exercises", str(folder.parent))
+    assert run.returncode == 0, run.stdout  # still loaded and graded
+    assert run.stdout.splitlines()[:2] == [
+        "adder",
+        "  ! mutants/minus.py copies reference.py whole, so it does not follow an edit of the reference: write it as "
+        "mutants/minus.diff (diff -u reference.py mutants/minus.py > mutants/minus.diff)",
+    ]
+    assert "✓ mutant minus fails (Subtracts.)" in run.stdout
 
 
 def test_grade_exits_2_when_the_sandbox_cannot_start(make_exercise: Callable[..., Path], tmp_path: Path) -> None:

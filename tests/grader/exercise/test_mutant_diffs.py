@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from grader.exercise import ExerciseError, load_exercise
+from grader.exercise.mutants import mutant_source
 from grader.exercise.patches import PatchError, apply_diff
-from grader.grading.engine import grade
+from grader.grading import grade
 
 MLKATA = str(Path(sys.executable).with_name("mlkata"))
 
@@ -92,6 +93,12 @@ def test_a_diff_mutant_loads_as_the_patched_reference(make_exercise: Callable[..
     path = exercise.mutant_paths()["minus"]
     assert path.suffix == ".py" and path.read_text() == REFERENCE.replace("a + b", "a - b")
     assert [m.name for m in exercise.known_mistakes] == ["minus"]
+
+
+def test_a_mutants_source_is_read_without_loading_its_exercise(make_exercise: Callable[..., Path]) -> None:
+    folder = with_diff(make_exercise, **{"mutants/times.py": "def add(a, b):\n    return a * b\n"})
+    assert mutant_source(folder, "minus") == REFERENCE.replace("a + b", "a - b")
+    assert mutant_source(folder, "times") == "def add(a, b):\n    return a * b\n"
 
 
 def test_a_student_making_a_diff_mutants_mistake_is_told_so(make_exercise: Callable[..., Path]) -> None:
