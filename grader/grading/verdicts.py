@@ -22,7 +22,7 @@ from grader.sandbox import Ending, Limits, RunnerDied, memory_limit_mb
 #: one whose solution, restarted after a crash, no longer loads (:func:`reload_failed`).
 ENDS_THE_RUN = frozenset({Reason.TIMEOUT, Reason.CPU_LIMIT, Reason.OUTPUT_LIMIT, Reason.STOPPED})
 #: Reasons about the run itself rather than one answer: the run's reason when a check has one.
-ABOUT_THE_RUN = (ENDS_THE_RUN - {Reason.STOPPED}) | {Reason.MEMORY_LIMIT, Reason.CRASHED, Reason.BLOCKED_SYSCALL}
+ABOUT_THE_RUN = ENDS_THE_RUN | {Reason.MEMORY_LIMIT, Reason.CRASHED, Reason.BLOCKED_SYSCALL}
 
 
 @dataclass(frozen=True)

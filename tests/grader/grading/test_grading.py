@@ -11,8 +11,7 @@ from typing import Any
 import pytest
 
 from grader.exercise import Exercise, load_exercise
-from grader.grading import Stop, grade
-from grader.grading import engine as grading
+from grader.grading import Stop, grade, runs
 from grader.grading.session import SolutionSession
 from grader.results.events import CheckFinished, Finished, OutputProduced, Started
 from grader.results.records import Reason, Status
@@ -56,13 +55,13 @@ def test_a_correct_solution_written_differently_passes(kv_exercise: Exercise) ->
 
 def test_the_time_budget_starts_once_the_sandbox_is_up(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     exercise = load_exercise(copy_with_limits(KV_EXERCISE, tmp_path, {"time_seconds": "1"}))
-    real_session = grading.SolutionSession
+    real_session = runs.SolutionSession
 
     def slow_to_start(*args: Any, **kwargs: Any) -> SolutionSession:
         time.sleep(1.2)  # a busy host: the sandbox takes longer to start than the whole budget
         return real_session(*args, **kwargs)
 
-    monkeypatch.setattr(grading, "SolutionSession", slow_to_start)
+    monkeypatch.setattr(runs, "SolutionSession", slow_to_start)
     result = grade(exercise, exercise.reference_path.read_text())
     assert result.status is Status.PASS, result.message
 

@@ -24,7 +24,7 @@ for path in (
     "__EXERCISE__/reference.py",
     "__REPO__/exercises/kv-cache-decoding/checks.py",
     "__REPO__/exercises/kv-cache-decoding/reference.py",
-    "__REPO__/grader/grading.py",
+    "__REPO__/grader/grading/engine.py",
     "__REPO__/.env",
     "__SECRET_FILE__",
     "/etc/shadow",
