@@ -156,6 +156,8 @@ class RoadmapSection:
 
     title: str
     entries: list[RoadmapEntry]
+    #: What the section is about, from ``sections.toml`` (empty without one).
+    summary: str = ""
 
     def solved_count(self, solved: Container[str]) -> int:
         return sum(1 for e in self.entries if not e.problems and e.slug in solved)
@@ -171,12 +173,14 @@ class RoadmapSection:
 
 def roadmap(exercises: Iterable[Exercise], broken: Iterable[BrokenExercise] = ()) -> list[RoadmapSection]:
     """The roadmap's sections, each with its exercises, the ones that do not load among them."""
-    grouped: dict[str, list[RoadmapEntry]] = {}
+    grouped: dict[str, RoadmapSection] = {}
     every: list[Exercise | BrokenExercise] = [*exercises, *broken]
     for item in sorted(every, key=roadmap_key):
-        section = item.section if isinstance(item, BrokenExercise) else item.config.section
-        grouped.setdefault(section, []).append(RoadmapEntry.of(item))
-    return [RoadmapSection(title, entries) for title, entries in grouped.items()]
+        section = item.section
+        if section.title not in grouped:
+            grouped[section.title] = RoadmapSection(section.title, [], section.summary)
+        grouped[section.title].entries.append(RoadmapEntry.of(item))
+    return list(grouped.values())
 
 
 def loading_error(exercise: BrokenExercise, max_chars: int = 4000) -> str:

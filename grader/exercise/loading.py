@@ -19,6 +19,7 @@ from grader.exercise.checks import Check, collect_checks
 from grader.exercise.config import ExerciseConfig
 from grader.exercise.model import BrokenExercise, Exercise, ExerciseError, roadmap_key
 from grader.exercise.mutants import check_compiles, load_mutants
+from grader.exercise.roadmap import Section, section_of
 from grader.exercise.statement import StatementError, render_statement
 from grader.exercise.versions import folder_version
 
@@ -55,6 +56,7 @@ def load_exercise(path: Path, *, mutants: bool = True) -> Exercise:
     check_compiles(starter, "starter.py", problems)
     check_compiles(reference, "reference.py", problems)
     checks = _load_checks(path / "checks.py", slug, problems)
+    section = section_of(path, config.section, problems) if config is not None else Section("")
     sources = load_mutants(path, reference, problems) if mutants else {}
     if config is not None and not mutants:
         config = config.model_copy(update={"mutants": {}})
@@ -64,7 +66,7 @@ def load_exercise(path: Path, *, mutants: bool = True) -> Exercise:
         raise ExerciseError(slug, problems)
     return Exercise(
         slug=slug, path=path, config=config, statement_markdown=statement, starter=starter, reference=reference,
-        checks=tuple(checks),
+        checks=tuple(checks), section=section,
         mutant_sources=sources, version=folder_version(path),
     )  # fmt: skip
 
@@ -109,10 +111,11 @@ def load_or_explain(folder: Path, *, mutants: bool = True) -> Exercise | BrokenE
     with contextlib.suppress(OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         data = tomllib.loads((folder / "exercise.toml").read_text(encoding="utf-8"))
     title, section, order = data.get("title"), data.get("section"), data.get("order")
+    named = section if isinstance(section, str) and section.strip() else "Exercises that do not load"
     return BrokenExercise(
         slug=folder.name, path=folder.resolve(), error=error,
         title=title if isinstance(title, str) and title.strip() else folder.name,
-        section=section if isinstance(section, str) and section.strip() else "Exercises that do not load",
+        section=section_of(folder, named, []),
         order=order if isinstance(order, int) and not isinstance(order, bool) else 0,
     )  # fmt: skip
 

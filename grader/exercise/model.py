@@ -27,6 +27,7 @@ from grader.exercise.config import ExerciseConfig
 from grader.exercise.hints import hint_levels
 from grader.exercise.mistakes import KnownMistake
 from grader.exercise.mutants import mutant_file, patched_file
+from grader.exercise.roadmap import Section
 from grader.exercise.statement import render_statement
 from grader.sandbox import Limits
 
@@ -50,6 +51,8 @@ class Exercise:
     #: ``reference.py`` as it was read with the rest of the folder: what every verdict of this version compares with.
     reference: str
     checks: tuple[Check, ...]
+    #: Its section of the roadmap, placed by ``sections.toml``.
+    section: Section
     #: Each mutant's whole ``solution.py``: its ``.py`` file, or ``reference.py`` with its ``.diff`` applied.
     mutant_sources: Mapping[str, str] = field(default_factory=dict)
     #: The content hash of the folder (grader.exercise.versions): which version of the exercise a verdict comes from.
@@ -133,7 +136,7 @@ class BrokenExercise:
     path: Path
     error: ExerciseError
     title: str
-    section: str
+    section: Section
     order: int = 0
 
     @property
@@ -141,8 +144,8 @@ class BrokenExercise:
         return self.error.problems
 
 
-def roadmap_key(exercise: Exercise | BrokenExercise) -> tuple[int, str]:
-    """Where an exercise sits on the roadmap: by its ``order``, then its title (one that does not load too)."""
+def roadmap_key(exercise: Exercise | BrokenExercise) -> tuple[int, int, str]:
+    """Where an exercise sits on the roadmap: by its section's place, its ``order``, then its title."""
     if isinstance(exercise, BrokenExercise):
-        return exercise.order, exercise.title
-    return exercise.config.order, exercise.config.title
+        return exercise.section.rank, exercise.order, exercise.title
+    return exercise.section.rank, exercise.config.order, exercise.config.title
