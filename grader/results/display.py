@@ -52,10 +52,10 @@ def show_value(value: Any, limit: int = VALUE_CHARS) -> str:
     return out.text(limit)
 
 
-def show_keys(keys: Iterable[str], count: int, shown: int = 12) -> str:
-    """The keys of a dict as a list, sorted when there are few, else the first ``shown`` and a count."""
+def show_keys(keys: Iterable[str | int], count: int, shown: int = 12) -> str:
+    """The keys of a dict as a list, sorted when there are few (numbers first), else the first ``shown`` and a count."""
     if count <= shown:
-        return show_value(sorted(keys))
+        return show_value(sorted(keys, key=lambda key: (type(key) is str, key)))
     first = [show_value(key, 60) for key in islice(keys, shown)]
     return f"[{', '.join(first)}, … {count - shown:,} more]"
 
@@ -71,9 +71,9 @@ def describe_kind(value: Any, *, with_value: bool = True) -> str:
         return f"a numpy {value.dtype} scalar"
     if value is None:
         return "None"
-    name = type(value).__name__
+    name = "bytes object" if type(value) is bytes else type(value).__name__
     article = "an" if name[:1].lower() in "aeiou" else "a"
-    if isinstance(value, (list, tuple, dict, str)):
+    if isinstance(value, (list, tuple, dict, str, bytes)):
         return f"{article} {name} of length {len(value):,}"
     return f"{article} {name} ({show_value(value, 80)})" if with_value else f"{article} {name}"
 
@@ -91,6 +91,9 @@ def _render(value: Any, out: _Text) -> None:
     elif kind is str:
         shown = value[: max(out.room, 8)]
         out.add(repr(shown) if len(shown) == len(value) else repr(shown)[:-1] + f"… ({len(value):,} characters)'")
+    elif kind is bytes:
+        shown = value[: max(out.room, 8)]
+        out.add(repr(shown) if len(shown) == len(value) else repr(shown)[:-1] + f"… ({len(value):,} bytes)'")
     elif kind is int and value.bit_length() > 256:
         out.add(f"<an integer of about {int(value.bit_length() * 0.30103):,} digits>")
     else:

@@ -159,6 +159,14 @@ def _from_tree(node: list[Any] | dict[str, Any], arrays: list[np.ndarray], depth
         elif tag == "t":
             if type(inner) is list:
                 return tuple(_from_list(inner, arrays, depth, refs))
+        elif tag == "k":
+            if type(inner) is list:
+                return _from_pairs(inner, arrays, depth, refs)
+        elif tag == "y" and type(inner) is int and 0 <= inner < len(arrays):
+            array = arrays[inner]
+            if array.dtype != np.uint8 or array.ndim != 1:
+                raise WireError("bytes must be stored as a 1-d uint8 array")
+            return array.tobytes()
         elif tag == "s" and type(inner) is int and 0 <= inner < len(arrays):
             array = arrays[inner]
             if array.shape != ():
@@ -179,6 +187,8 @@ def _from_definition(node: dict[str, Any], arrays: list[np.ndarray], depth: int,
     inner = node.get("d")
     if type(inner) is dict:
         value: Any = _from_dict(inner, arrays, depth, refs)
+    elif type(node.get("k")) is list:
+        value = _from_pairs(node["k"], arrays, depth, refs)
     elif type(node.get("l")) is list:
         value = _from_list(node["l"], arrays, depth, refs)
     else:
@@ -224,6 +234,29 @@ def _from_dict(items: dict[str, Any], arrays: list[np.ndarray], depth: int, refs
                 out[key] = arrays[index]
             else:
                 out[key] = _from_tree(item, arrays, depth + 1, refs)
+        elif kind is list:
+            out[key] = _from_list(item, arrays, depth + 1, refs)
+        else:
+            out[key] = item
+    return out
+
+
+def _from_pairs(pairs: list[Any], arrays: list[np.ndarray], depth: int, refs: _Refs) -> dict[str | int, Any]:
+    """A dict keyed by integers (or by integers and strings), sent as its ``[key, value]`` pairs."""
+    if pairs and depth >= MAX_DEPTH:
+        raise WireError(f"message is nested more than {MAX_DEPTH} levels deep")
+    out: dict[str | int, Any] = {}
+    for pair in pairs:
+        if type(pair) is not list or len(pair) != 2:
+            raise WireError("a dict's pair must be [key, value]")
+        key, item = pair
+        if type(key) is not int and type(key) is not str:
+            raise WireError("dict keys must be strings or integers")
+        if key in out:
+            raise WireError(f"dict key {key!r} appears twice")
+        kind = type(item)
+        if kind is dict:
+            out[key] = _from_tree(item, arrays, depth + 1, refs)
         elif kind is list:
             out[key] = _from_list(item, arrays, depth + 1, refs)
         else:

@@ -67,7 +67,7 @@ class _Arrays:
         self.finished: set[int] = set()
         self.table: list[list[Any]] = []  # [dtype, shape, buffer index, byte offset]
         self._index: dict[int, int] = {}  # id(array) -> table index
-        self._owned: list[np.ndarray] = []  # arrays kept alive while their ids are keys
+        self._owned: list[np.ndarray | bytes] = []  # arrays (and bytes) kept alive while their ids are keys
         self._groups: dict[int, list[Any]] = {}  # id(root) -> [root, (table index, view), ...]
         self._plain: list[tuple[int, np.ndarray]] = []  # (table index, array) sent in a buffer of its own
 
@@ -98,6 +98,13 @@ class _Arrays:
                 return index
         self._plain.append((index, plain))
         return index
+
+    def add_bytes(self, value: bytes) -> int:
+        """``value`` sent as a buffer of its own (a ``|u1`` vector), not in the JSON header."""
+        self.table.append(["|u1", [len(value)], -1, 0])
+        self._owned.append(value)
+        self._plain.append((len(self.table) - 1, np.frombuffer(value, np.uint8)))
+        return len(self.table) - 1
 
     def add_scalar(self, value: np.generic) -> int:
         plain, dtype_str = _plain_array(np.asarray(value))
@@ -226,10 +233,10 @@ def _to_tree(value: Any, arrays: _Arrays, depth: int, *, shared: bool = True) ->
     if kind is dict:
         if value and depth >= MAX_DEPTH:
             raise WireError(f"value is nested more than {MAX_DEPTH} levels deep")
+        if any(type(key) is not str for key in value):
+            return {"k": [[_key(key), _item(item, arrays, depth)] for key, item in value.items()]}
         out_dict = {}
         for key, item in value.items():
-            if type(key) is not str:
-                raise WireError(f"dict keys must be strings, got {type(key).__name__}")
             item_kind = type(item)
             if item_kind in PLAIN or (item_kind is int and item.bit_length() <= MAX_INT_BITS):
                 out_dict[key] = item
@@ -246,13 +253,30 @@ def _to_tree(value: Any, arrays: _Arrays, depth: int, *, shared: bool = True) ->
         return value
     if kind is np.ndarray:
         return {"a": arrays.add(value)}
+    if kind is bytes:
+        return {"y": arrays.add_bytes(value)}
     if kind in SCALAR_TYPES:
         return {"s": arrays.add_scalar(value)}
     if isinstance(value, np.ndarray):
         raise WireError(f"an ndarray subclass ({kind.__name__}) cannot be sent; return a plain numpy array")
     raise WireError(
-        f"a value of type {kind.__name__} cannot be sent; use numbers, strings, lists, tuples, dicts or numpy arrays"
+        f"a value of type {kind.__name__} cannot be sent; use numbers, strings, bytes, lists, tuples, dicts or numpy "
+        "arrays"
     )
+
+
+def _key(key: Any) -> str | int:
+    """A dict key of a dict that is not keyed by strings alone: a string, or an integer JSON can carry."""
+    if type(key) is str or (type(key) is int and key.bit_length() <= MAX_INT_BITS):
+        return key
+    raise WireError(f"dict keys must be strings or integers, got {type(key).__name__}")
+
+
+def _item(item: Any, arrays: _Arrays, depth: int) -> Any:
+    kind = type(item)
+    if kind in PLAIN or (kind is int and item.bit_length() <= MAX_INT_BITS):
+        return item
+    return _to_tree(item, arrays, depth + 1)
 
 
 def _plain_array(array: np.ndarray) -> tuple[np.ndarray, str]:

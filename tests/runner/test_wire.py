@@ -23,6 +23,10 @@ def _body(value: Any) -> bytes:
     return frame[4:]
 
 
+def _body_shared(value: Any) -> bytes:
+    return wire.encode(value, share=True)[4:]
+
+
 def _frame(header: Any, data: bytes = b"") -> bytes:
     raw = json.dumps(header).encode() if not isinstance(header, bytes) else header
     return struct.pack(">I", len(raw)) + raw + data
@@ -60,6 +64,11 @@ PLAIN_VALUES = [
     (1, "a", None),
     {},
     {"k": {"v": [1, (2,)]}},
+    b"",
+    b"\x00\xffbytes",
+    {0: b"\x00", 255: b"\xff", 256: b"<|eot|>"},  # a tokenizer's vocabulary
+    [(b"a", b"b"), (b"ab", b"c")],  # its merges
+    {"text": 1, 2: [3], -(2**70): {7: None}},  # int and str keys together, nested
 ]
 ARRAYS = [
     np.zeros((0, 3)),
@@ -120,8 +129,13 @@ class Sub(np.ndarray):
         (np.array(["a"]), "cannot be sent"),
         (np.zeros(2, dtype="datetime64[s]"), "cannot be sent"),
         (np.zeros(2, dtype=[("x", "f8")]), "cannot be sent"),
-        ({1: 2}, "dict keys must be strings"),
-        (b"pickle", "a value of type bytes cannot be sent"),
+        ({1.5: 2}, "dict keys must be strings or integers, got float"),
+        ({True: 2}, "dict keys must be strings or integers, got bool"),
+        ({(1, 2): 2}, "dict keys must be strings or integers, got tuple"),
+        ({b"k": 2}, "dict keys must be strings or integers, got bytes"),
+        ({7**10000: 2}, "dict keys must be strings or integers, got int"),
+        (bytearray(b"pickle"), "a value of type bytearray cannot be sent"),
+        (memoryview(b"pickle"), "a value of type memoryview cannot be sent"),
         ({1, 2}, "a value of type set cannot be sent"),
         (True.__class__, "cannot be sent"),
         (7**10000, "digits cannot be sent"),
@@ -176,6 +190,15 @@ MALFORMED = {
     "offset past the end of its buffer": _one_array(["<f8", [1], 0, 8], b"\x00" * 8),
     "trailing bytes": _frame({"v": 1, "a": [], "b": []}, b"\x00"),
     "scalar tag on a 1-d array": _one_array(["<f8", [1], 0, 0], b"\x00" * 8, tag="s"),
+    "bytes tag on a float array": _one_array(["<f8", [1], 0, 0], b"\x00" * 8, tag="y"),
+    "bytes tag on a 2-d array": _one_array(["|u1", [2, 4], 0, 0], b"\x00" * 8, tag="y"),
+    "bytes tag out of range": _frame({"v": {"y": 0}, "a": [], "b": []}),
+    "pairs tag with a non-list": _frame({"v": {"k": {}}, "a": [], "b": []}),
+    "a pair of three": _frame({"v": {"k": [[1, 2, 3]]}, "a": [], "b": []}),
+    "a float key": _frame({"v": {"k": [[1.5, 2]]}, "a": [], "b": []}),
+    "a bool key": _frame({"v": {"k": [[True, 2]]}, "a": [], "b": []}),
+    "a list key": _frame({"v": {"k": [[[1], 2]]}, "a": [], "b": []}),
+    "a key twice": _frame({"v": {"k": [[1, 2], [1, 3]]}, "a": [], "b": []}),
     "too deep": _frame({"v": json.loads("[" * 70 + "]" * 70), "a": [], "b": []}),
     "huge int beyond JSON's limit": _frame(b'{"v": ' + b"9" * 5000 + b', "a": [], "b": []}'),
     "very deep JSON": _frame(b'{"v": ' + b"[" * 100_000 + b"]" * 100_000 + b', "a": [], "b": []}'),
@@ -513,3 +536,16 @@ def test_decoding_the_largest_reply_header_costs_bounded_memory() -> None:
         _, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()
         assert peak < 64 << 20, f"{name}: decoding {len(body):,} bytes peaked at {peak:,} bytes"
+
+
+def test_bytes_cross_in_a_buffer_of_their_own_not_in_the_header() -> None:
+    body = _body([b"\x00" * 100_000, b"ab"])
+    (header_len,) = struct.unpack(">I", body[:4])
+    assert header_len < 200  # the bytes are buffers; only their places are in the header
+    assert wire.decode(body) == [b"\x00" * 100_000, b"ab"]
+
+
+def test_a_request_keeps_the_identity_of_an_int_keyed_dict_passed_twice() -> None:
+    vocab = {0: b"a", 1: b"b"}
+    first, second = wire.decode(_body_shared([vocab, vocab]), shared=True)
+    assert first is second and first == vocab

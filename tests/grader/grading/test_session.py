@@ -25,6 +25,10 @@ def changes(cache):
 
 def a_set():
     return {1, 2}
+
+def merge(vocab, pair):
+    vocab[len(vocab)] = pair[0] + pair[1]
+    return vocab, [pair]
 """
 
 
@@ -46,6 +50,14 @@ def test_calls_return_plain_values_and_batches_share_their_arguments(session: So
     assert np.array_equal(session.call("double", [np.arange(3)]).value, [0, 2, 4])
     cache: dict[str, int] = {}
     assert session.call_each("changes", [[cache], [cache], [{}]]) == [1, 2, 1]  # one dict, as for a Python caller
+
+
+def test_bytes_and_dicts_keyed_by_integers_cross_both_ways(session: SolutionSession) -> None:
+    session.load(SOLUTION, [])
+    vocab = {0: b"a", 1: b"b"}
+    got, merges = session.call("merge", [vocab, (b"a", b"b")]).value
+    assert got == {0: b"a", 1: b"b", 2: b"ab"} and merges == [(b"a", b"b")]
+    assert vocab == {0: b"a", 1: b"b"}  # the caller's own dict, untouched
 
 
 def test_an_exception_names_its_line_and_which_call_of_a_batch(session: SolutionSession) -> None:

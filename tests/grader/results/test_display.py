@@ -14,6 +14,7 @@ def test_small_values_read_as_python_writes_them() -> None:
     assert show_value([1, 2.5, None, True, "x"]) == "[1, 2.5, None, True, 'x']"
     assert show_value((1,)) == "(1,)"
     assert show_value({"k": (1, 2)}) == "{'k': (1, 2)}"
+    assert show_value({256: b"<|eot|>", 0: b"\x00"}) == "{256: b'<|eot|>', 0: b'\\x00'}"
     assert show_value(np.array([0.123456, 2.0])) == "array([0.1235, 2.    ])"
 
 
@@ -40,6 +41,7 @@ def test_a_dict_with_a_million_keys_renders_a_few() -> None:
     first_twelve = ", ".join(f"'{i}'" for i in range(12))
     assert show_keys(value, len(value)) == f"[{first_twelve}, … 999,988 more]"
     assert show_keys({"v": 1, "k": 2}, 2) == "['k', 'v']"
+    assert show_keys({"v": 1, 10: 2, 2: 3}, 3) == "[2, 10, 'v']"  # keys of both kinds: numbers first
 
 
 @pytest.mark.parametrize(
@@ -48,10 +50,11 @@ def test_a_dict_with_a_million_keys_renders_a_few() -> None:
         np.zeros((7,) * 8, dtype=bool),  # numpy would summarise it as 6**8 values
         np.zeros((2, 10**6)),
         "x" * 10**7,
+        b"\xff" * 10**7,
         10**3999,
         [[[[list(range(1000))]]]] * 100,
     ],
-    ids=["8-d array", "wide array", "long string", "huge integer", "nested lists"],
+    ids=["8-d array", "wide array", "long string", "long bytes", "huge integer", "nested lists"],
 )
 def test_expensive_values_stay_short(value: object) -> None:
     text = show_value(value)
@@ -68,5 +71,6 @@ def test_describe_names_kinds_and_lengths() -> None:
     assert describe_kind({"a": 1}) == "a dict of length 1"
     assert describe_kind(list(range(2000))) == "a list of length 2,000"
     assert describe_kind(None) == "None"
+    assert describe_kind(b"ab") == "a bytes object of length 2"
     assert describe_kind(2.5) == "a float (2.5)"
     assert describe_kind(2.5, with_value=False) == "a float"
