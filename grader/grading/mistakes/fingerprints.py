@@ -156,6 +156,8 @@ def _same_array(solution: np.ndarray, mutant: np.ndarray) -> bool:
     rtol, atol = max(DEFAULT_RTOL, eps), max(DEFAULT_ATOL, eps)
     # np.isclose's inf and nan handling, written out: it is the cost of replaying, called per answer.
     close = np.abs(solution - mutant) <= atol + rtol * np.abs(mutant)
+    # An infinite mutant's tolerance is infinite too: only the same infinity matches it, as in np.isclose.
+    close &= np.isfinite(mutant)
     return bool((close | (solution == mutant) | (np.isnan(solution) & np.isnan(mutant))).all())
 
 

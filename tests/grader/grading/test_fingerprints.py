@@ -86,6 +86,9 @@ def test_a_pass_costs_no_replay(kv_exercise: Exercise, monkeypatch: pytest.Monke
         (np.array([1.0, 2.0], np.float16), np.array([1.0, 2.004], np.float16), True),  # within float16's precision
         (np.array([1.0, 2.0], np.float16), np.array([1.0, 2.0]), False),  # another dtype
         (np.array([1.0, 2.0]), np.array([[1.0, 2.0]]), False),  # another shape
+        (np.array([3.4e38, 1.0], np.float32), np.array([np.inf, 1.0], np.float32), False),  # finite is not inf
+        (np.array([np.inf, -np.inf]), np.array([np.inf, -np.inf]), True),
+        (np.array([np.nan, 1.0]), np.array([np.nan, 1.0]), True),
         ((np.zeros(2), {"k": np.ones(1)}), (np.zeros(2), {"k": np.ones(1)}), True),
         ((np.zeros(2), {"k": np.ones(1)}), [np.zeros(2), {"k": np.ones(1)}], True),  # a tuple or a list
         ({"k": 1}, {"v": 1}, False),
