@@ -14,6 +14,9 @@ from pathlib import Path
 
 import numpy as np
 
+#: The name, in a known mistake's fresh module, of whether its calls are watched while they run.
+BOUNDED = "__mlkata_bounded__"
+
 
 @dataclass(frozen=True)
 class KnownMistake:
@@ -26,18 +29,24 @@ class KnownMistake:
     #: Whether its functions keep state between calls in module globals, as the solution's run would
     #: across checks: such a mutant is replayed after the calls of the checks before.
     keeps_state: bool = False
+    #: Whether its calls are watched while they run: one derived by a program, not written and checked by
+    #: the author, may loop forever (a negated ``while`` condition), and it runs in the grader's own process.
+    bounded: bool = False
 
     @classmethod
     def compile(cls, name: str, mistake: str, hint: str, path: Path) -> KnownMistake:
         return cls.from_source(name, mistake, hint, path.read_text(encoding="utf-8"), str(path))
 
     @classmethod
-    def from_source(cls, name: str, mistake: str, hint: str, source: str, filename: str) -> KnownMistake:
+    def from_source(
+        cls, name: str, mistake: str, hint: str, source: str, filename: str, *, bounded: bool = False
+    ) -> KnownMistake:
         code = compile(source, filename, "exec")
-        return cls(name, mistake, hint, code, keeps_state=_keeps_state(code))
+        return cls(name, mistake, hint, code, keeps_state=_keeps_state(code), bounded=bounded)
 
     def fresh_module(self) -> types.ModuleType:
         module = types.ModuleType(f"mutant_{self.name.replace('-', '_')}")
+        module.__dict__[BOUNDED] = self.bounded
         exec(self.code, module.__dict__)  # noqa: S102  (the exercise's own file, trusted like its checks)
         return module
 

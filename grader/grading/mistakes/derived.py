@@ -89,7 +89,9 @@ def _derive(exercise: Exercise) -> list[KnownMistake]:
             continue
         counts[hint] += 1
         name = f"{PREFIX}{hint}/{counts[hint]}"
-        mistakes.append(KnownMistake.from_source(name, _MISTAKE, hint, mutant.source, f"{exercise.slug}/{name}"))
+        mistakes.append(
+            KnownMistake.from_source(name, _MISTAKE, hint, mutant.source, f"{exercise.slug}/{name}", bounded=True)
+        )
     return mistakes
 
 

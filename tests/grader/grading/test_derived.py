@@ -5,8 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from grader.exercise import load_exercise
+import pytest
+
+from grader.exercise import KnownMistake, load_exercise
+from grader.grading import grade
 from grader.grading.mistakes import derived_mistakes
+from grader.grading.mistakes.replay import OutOfTime, allowance, replay_batch
+from grader.grading.proxy import Call
+from grader.results import Status
 
 REFERENCE = "def add(a, b):\n    total = a * b\n    return total\n"
 MINUS = "@@ -1,3 +1,3 @@\n def add(a, b):\n-    total = a * b\n+    total = a - b\n     return total\n"
@@ -29,3 +35,48 @@ def test_a_change_into_a_power_is_never_derived(make_exercise: Callable[..., Pat
     answers = [answer(m.fresh_module()) for m in derived]
     assert 3 / 4 in answers and 3 + 4 in answers  # a * b → a / b, a + b
     assert 3**4 not in answers  # not a ** b
+
+
+def test_a_derived_mistake_that_never_returns_is_stopped_inside_its_call() -> None:
+    loop = "def f(n):\n    while n >= 0:\n        n += 1\n"
+    endless = KnownMistake.from_source("derived/x/1", "", "x", loop, "f", bounded=True)
+    written = KnownMistake.from_source("known", "", "x", "def f(n):\n    return n\n", "f")
+    calls = [Call("f", (1,), 0)]
+    with allowance(0.2), pytest.raises(OutOfTime):
+        replay_batch(endless.fresh_module(), calls)
+    with allowance(0.2):
+        assert replay_batch(written.fresh_module(), calls) == [(1, None)]  # the author's own code runs as it is
+
+
+def never_returns(mistake: KnownMistake) -> bool:
+    with allowance(0.1):
+        try:
+            replay_batch(mistake.fresh_module(), [Call("add", (2, 3), 0)])
+        except OutOfTime:
+            return True
+    return False
+
+
+COUNTING = """\
+def add(a, b):
+    total = a
+    i = 0
+    while i < b:
+        total += 1
+        i += 1
+    return total
+"""
+STEPS_OF_TWO = "@@ -5,3 +5,3 @@\n         total += 1\n-        i += 1\n+        i += 2\n     return total\n"
+
+
+def test_grading_a_wrong_answer_ends_when_a_derived_mistake_would_loop_forever(
+    make_exercise: Callable[..., Path],
+) -> None:
+    # Known mistakes on the line `i += 1` derive `i += 0`: replayed in the grader's process, it never returns.
+    folder = make_exercise(files={"reference.py": COUNTING, "mutants/steps-of-two.diff": STEPS_OF_TWO})
+    with (folder / "exercise.toml").open("a") as toml:
+        toml.write('\n[mutants.steps-of-two]\nmistake = "Counts in steps of two."\nhint = "plus"\n')
+    exercise = load_exercise(folder)
+    assert any(never_returns(mistake) for mistake in derived_mistakes(exercise))  # the hazard is there
+    result = grade(exercise, "def add(a, b):\n    return a + b + 1\n", jailed=False)
+    assert result.status is Status.FAIL and all(t.status is Status.FAIL for t in result.tests)
