@@ -78,7 +78,6 @@ def test_forged_frames_and_reports_on_fds_3_to_10_do_not_change_the_verdict(host
         ("lying_eq", "a value of type Liar cannot be sent"),
         ("ndarray_subclass", "an ndarray subclass (Agreeable) cannot be sent"),
         ("object_dtype", "arrays of dtype object cannot be sent"),
-        ("pickle_payload", "cannot be sent"),
     ],
 )
 def test_objects_that_lie_or_would_unpickle_are_refused_at_the_boundary(
@@ -90,7 +89,19 @@ def test_objects_that_lie_or_would_unpickle_are_refused_at_the_boundary(
     assert _every_check_failed(graded.result.tests)
     assert {t.reason for t in graded.result.tests} == {Reason.UNSUPPORTED_VALUE}
     assert detail in graded.messages()
-    # (pickle_payload's __reduce__ would have touched /tmp/<canary>-pickle on the host: the harness
+
+
+def test_a_pickle_is_refused_and_pickled_bytes_arrive_as_bytes_never_unpickled(hostile: GradeHostile) -> None:
+    graded = hostile("pickle_payload")
+    assert graded.result.status is Status.FAIL, graded.explain()
+    assert _every_check_failed(graded.result.tests)
+    by_id = {t.id: t for t in graded.result.tests}
+    assert by_id["worked_example"].reason is Reason.UNSUPPORTED_VALUE  # the object itself cannot cross
+    assert "a value of type Payload cannot be sent" in graded.messages()
+    # pickle.dumps(...) is bytes, which cross as bytes: a wrong answer, read as data and never unpickled.
+    bytes_check = by_id["cache_bytes_examples"]
+    assert bytes_check.reason is Reason.WRONG_ANSWER and "should be an integer" in (bytes_check.message or "")
+    # (The payload's __reduce__ would have touched /tmp/<canary>-pickle on the host: the harness
     # checked that no such file exists.)
 
 
