@@ -9,7 +9,7 @@ import pytest
 
 from grader.exercise import KnownMistake, load_exercise
 from grader.grading import grade
-from grader.grading.mistakes import derived_mistakes
+from grader.grading.mistakes import derived_mistakes, matching
 from grader.grading.mistakes.replay import OutOfTime, allowance, replay_batch
 from grader.grading.proxy import Call
 from grader.results import Status
@@ -80,3 +80,15 @@ def test_grading_a_wrong_answer_ends_when_a_derived_mistake_would_loop_forever(
     assert any(never_returns(mistake) for mistake in derived_mistakes(exercise))  # the hazard is there
     result = grade(exercise, "def add(a, b):\n    return a + b + 1\n", jailed=False)
     assert result.status is Status.FAIL and all(t.status is Status.FAIL for t in result.tests)
+
+
+def test_a_written_mistake_is_named_before_derived_ones_can_spend_the_allowance() -> None:
+    reference = KnownMistake.from_source("reference", "", "", "def f(n):\n    return n\n", "reference")
+    written = KnownMistake.from_source("doubles", "Doubles.", "x", "def f(n):\n    return 2 * n\n", "doubles")
+    loop = "def f(n):\n    while n >= 0:\n        n += 1\n"
+    endless = KnownMistake.from_source("derived/x/1", "", "x", loop, "f", bounded=True)
+    calls = [Call("f", (3,), 0, value=6)]  # the solution answered 6 where the reference answers 3
+    with allowance(0.3):
+        assert matching([endless, written], reference, calls) == ["doubles"]
+    with allowance(0.3):
+        assert matching([endless], reference, calls) == []  # derived alone: the allowance ends the endless one
