@@ -19,13 +19,13 @@ from grader.exercise.loading import (
     load_exercises,
     load_or_explain,
 )
-from grader.exercise.mistakes import BOUNDED, KnownMistake
+from grader.exercise.mistakes import KnownMistake
 from grader.exercise.model import BrokenExercise, Exercise, ExerciseError, roadmap_key
 from grader.exercise.mutants import mutant_source
 from grader.exercise.statement import markdown_parser
 
 __all__ = [
-    "BOUNDED", "DEFAULT_EXERCISES", "SLUG_PATTERN", "BrokenExercise", "Check", "Exercise", "ExerciseConfig",
+    "DEFAULT_EXERCISES", "SLUG_PATTERN", "BrokenExercise", "Check", "Exercise", "ExerciseConfig",
     "ExerciseError", "FunctionSpec", "KnownMistake", "MutantSpec", "MutationSpec", "check", "check_rng",
     "collect_checks", "exercise_folders", "load_each_exercise", "load_exercise", "load_exercises",
     "load_or_explain", "markdown_parser", "mutant_source", "roadmap_key",

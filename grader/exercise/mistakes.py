@@ -14,9 +14,6 @@ from pathlib import Path
 
 import numpy as np
 
-#: The name, in a known mistake's fresh module, of whether its calls are watched while they run.
-BOUNDED = "__mlkata_bounded__"
-
 
 @dataclass(frozen=True)
 class KnownMistake:
@@ -29,8 +26,8 @@ class KnownMistake:
     #: Whether its functions keep state between calls in module globals, as the solution's run would
     #: across checks: such a mutant is replayed after the calls of the checks before.
     keeps_state: bool = False
-    #: Whether its calls are watched while they run: one derived by a program, not written and checked by
-    #: the author, may loop forever (a negated ``while`` condition), and it runs in the grader's own process.
+    #: Whether a program derived it from the reference (mutation analysis) rather than the author writing it:
+    #: such mistakes are tried only when none of the author's explains the answers.
     bounded: bool = False
 
     @classmethod
@@ -46,7 +43,6 @@ class KnownMistake:
 
     def fresh_module(self) -> types.ModuleType:
         module = types.ModuleType(f"mutant_{self.name.replace('-', '_')}")
-        module.__dict__[BOUNDED] = self.bounded
         exec(self.code, module.__dict__)  # noqa: S102  (the exercise's own file, trusted like its checks)
         return module
 

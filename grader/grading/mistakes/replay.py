@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import copy
 import re
-import sys
 import time
 import types
 from collections.abc import Callable
@@ -18,7 +17,6 @@ from typing import Any
 
 import numpy as np
 
-from grader.exercise import BOUNDED
 from grader.grading.proxy import Call
 from runner import protocol
 
@@ -96,7 +94,6 @@ def replay_batch(
     copies: dict[int, Any] = {}
     held: set[int] = set()
     answers: list[Answer] = []
-    bounded = bool(module.__dict__.get(BOUNDED))
     for call in batch:
         _check_allowance()
         function = getattr(module, call.function, None)
@@ -107,10 +104,8 @@ def replay_batch(
             argument, part = call.fed
             args[argument] = protocol.fed_part(answers[-1][0], part)
         try:
-            value = _bounded_call(function, args) if bounded else function(*args)
+            value = function(*args)
             answer: Answer = (after(args, value) if after is not None else value, None)
-        except OutOfTime:
-            raise  # the allowance, spent inside the call: not the mutant's answer
         except Exception as exc:  # noqa: BLE001  (what the mutant raises is its answer)
             answer = (None, raised_signature(type(exc).__name__, exception_text(exc)))
         if early is not None and not early(len(answers), answer, held):
@@ -121,39 +116,6 @@ def replay_batch(
     # Compared once the whole batch has run, as the runner sends a batch's answers: a mutant that
     # returns the cache it was given shows every call's change in every answer.
     return answers
-
-
-class _Runaway(BaseException):
-    """Raised inside a bounded call past the allowance: a BaseException, so ``except Exception`` lets it by."""
-
-
-def _bounded_call(function: Callable[..., Any], args: list[Any]) -> Any:
-    """``function(*args)``, stopped with :class:`OutOfTime` once the allowance is spent, even inside the call.
-
-    The allowance is otherwise checked between calls; a call that never returns (a loop whose condition
-    a derived mistake negated) would hold the grading thread for good. A trace function sees every line
-    the call runs in Python and looks at the clock every few hundred; C code (numpy) always returns.
-    """
-    until = _ALLOWANCE.get()
-    if until is None:
-        return function(*args)
-    lines = 0
-
-    def watch(frame: types.FrameType, event: str, arg: Any) -> Any:
-        nonlocal lines
-        lines += 1
-        if not lines & 511 and time.thread_time() > until:
-            raise _Runaway
-        return watch
-
-    previous = sys.gettrace()
-    sys.settrace(watch)
-    try:
-        return function(*args)
-    except _Runaway:
-        raise OutOfTime from None
-    finally:
-        sys.settrace(previous)
 
 
 def exception_text(exc: Exception) -> str:
