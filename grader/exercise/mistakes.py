@@ -26,20 +26,15 @@ class KnownMistake:
     #: Whether its functions keep state between calls in module globals, as the solution's run would
     #: across checks: such a mutant is replayed after the calls of the checks before.
     keeps_state: bool = False
-    #: Whether a program derived it from the reference (mutation analysis) rather than the author writing it:
-    #: such mistakes are tried only when none of the author's explains the answers.
-    bounded: bool = False
 
     @classmethod
     def compile(cls, name: str, mistake: str, hint: str, path: Path) -> KnownMistake:
         return cls.from_source(name, mistake, hint, path.read_text(encoding="utf-8"), str(path))
 
     @classmethod
-    def from_source(
-        cls, name: str, mistake: str, hint: str, source: str, filename: str, *, bounded: bool = False
-    ) -> KnownMistake:
+    def from_source(cls, name: str, mistake: str, hint: str, source: str, filename: str) -> KnownMistake:
         code = compile(source, filename, "exec")
-        return cls(name, mistake, hint, code, keeps_state=_keeps_state(code), bounded=bounded)
+        return cls(name, mistake, hint, code, keeps_state=_keeps_state(code))
 
     def fresh_module(self) -> types.ModuleType:
         module = types.ModuleType(f"mutant_{self.name.replace('-', '_')}")

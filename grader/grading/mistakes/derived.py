@@ -89,9 +89,7 @@ def _derive(exercise: Exercise) -> list[KnownMistake]:
             continue
         counts[hint] += 1
         name = f"{PREFIX}{hint}/{counts[hint]}"
-        mistakes.append(
-            KnownMistake.from_source(name, _MISTAKE, hint, mutant.source, f"{exercise.slug}/{name}", bounded=True)
-        )
+        mistakes.append(KnownMistake.from_source(name, _MISTAKE, hint, mutant.source, f"{exercise.slug}/{name}"))
     return mistakes
 
 

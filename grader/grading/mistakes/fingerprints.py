@@ -40,17 +40,6 @@ def matching(
     and the replay ends when none is left. ``before``: the calls the solution's run made before
     this check's, which a mutant that keeps state replays first (its answers to them are not judged).
     """
-    # The author's own mistakes first: derived ones are replayed (watched, so more slowly) only when none
-    # of those explains the answers, and cannot spend the allowance a written one needed.
-    written = [m for m in mistakes if not m.bounded]
-    found = _within_allowance(written, reference, calls, before) if written else []
-    derived = [m for m in mistakes if m.bounded]
-    return found or (_within_allowance(derived, reference, calls, before) if derived else [])
-
-
-def _within_allowance(
-    mistakes: list[KnownMistake], reference: KnownMistake, calls: list[Call], before: list[Call] | None
-) -> list[str]:
     try:
         return _matching(mistakes, reference, calls, before)
     except OutOfTime:
