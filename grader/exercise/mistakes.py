@@ -10,7 +10,6 @@ import collections
 import dis
 import types
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
@@ -26,10 +25,6 @@ class KnownMistake:
     #: Whether its functions keep state between calls in module globals, as the solution's run would
     #: across checks: such a mutant is replayed after the calls of the checks before.
     keeps_state: bool = False
-
-    @classmethod
-    def compile(cls, name: str, mistake: str, hint: str, path: Path) -> KnownMistake:
-        return cls.from_source(name, mistake, hint, path.read_text(encoding="utf-8"), str(path))
 
     @classmethod
     def from_source(cls, name: str, mistake: str, hint: str, source: str, filename: str) -> KnownMistake:
