@@ -23,9 +23,7 @@ def step(total, x):
 
 
 def _reference(tmp_path: Path) -> KnownMistake:
-    path = tmp_path / "reference.py"
-    path.write_text(APPEND)
-    return KnownMistake.compile("reference", "", "", path)
+    return KnownMistake.from_source("reference", "", "", APPEND, str(tmp_path / "reference.py"))
 
 
 def test_answers_of_a_function_that_changes_its_argument_are_said_to_be_in_place(tmp_path: Path) -> None:
