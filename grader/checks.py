@@ -35,14 +35,16 @@ from grader.grading import (
     expect_dict,
     expect_float,
     expect_integer,
+    expect_ints,
     expect_sequence,
     expect_tuple,
     fail,
+    scaled_tolerance,
     values_shown,
 )
 
 __all__ = [
     "CHECK_HINT", "DEFAULT_ATOL", "DEFAULT_RTOL", "Check", "CheckFailed", "Expectation", "Hint", "Student", "check",
     "check_rng", "collect_checks", "describe", "expect_array", "expect_dict", "expect_float", "expect_integer",
-    "expect_sequence", "expect_tuple", "fail", "values_shown",
+    "expect_ints", "expect_sequence", "expect_tuple", "fail", "scaled_tolerance", "values_shown",
 ]  # fmt: skip

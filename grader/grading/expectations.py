@@ -11,14 +11,15 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from typing import Any, NoReturn
+from typing import Any
 
 import numpy as np
 
 from grader.grading import symptoms
-from grader.grading.checking import input_sizes, values_shown
-from grader.grading.failures import CHECK_HINT, CheckFailed, Hint, fail
+from grader.grading.checking import values_shown
+from grader.grading.failures import CHECK_HINT, Hint, fail
 from grader.grading.tolerances import DEFAULT_ATOL, DEFAULT_RTOL
+from grader.grading.wrong_values import fail_values, symptom_of
 from grader.results import describe_kind, show_keys
 
 log = logging.getLogger(__name__)
@@ -62,12 +63,12 @@ def expect_integer(got: Any, expected: int, *, what: str, hint: Hint = CHECK_HIN
         fail(f"{what} should be an integer, got {describe(got)}", hint=hint, expected=expected, got=got)
     if int(got) == expected:
         return
-    found = _symptom(expected, int(got), got)
+    found = symptom_of(expected, int(got), got)
     if values_shown():
         message = f"{what}: expected {expected:,}, got {int(got):,}"
     else:
         message = f"{what} is not the expected integer"
-    _fail_values(message, found, expected, got)
+    fail_values(message, found, expected, got)
 
 
 def expect_tuple(
@@ -112,8 +113,8 @@ def expect_float(
         return
     if np.isfinite(want) and not np.isfinite(value):
         shown = f" where {symptoms.shown_apart(want, value)[0]} was expected" if values_shown() else ""
-        _fail_values(f"{what} is {value}{shown} (inf or nan: an overflow?)", None, expected, got)
-    found = _symptom(want, value, got)
+        fail_values(f"{what} is {value}{shown} (inf or nan: an overflow?)", None, expected, got)
+    found = symptom_of(want, value, got)
     if values_shown():
         want_text, got_text = symptoms.shown_apart(want, value)
         error = abs(value - want)
@@ -124,7 +125,7 @@ def expect_float(
         )
     else:
         message = f"{what} is not the expected value"
-    _fail_values(_with_size(message, want, value), found, expected, got)
+    fail_values(_with_size(message, want, value), found, expected, got)
 
 
 def _largest(errors: np.ndarray) -> float:
@@ -185,11 +186,11 @@ def expect_array(
             message = f"{what} holds {values[index]} at index {index} where {expected_text} was expected"
         else:
             message = f"{what} holds inf or nan at index {index} where a finite value was expected"
-        _fail_values(f"{message} (inf or nan: an overflow?)", None, want, got)
+        fail_values(f"{message} (inf or nan: an overflow?)", None, want, got)
     close = np.isclose(values, want, rtol=rtol, atol=atol)
     if close.all():
         return
-    found = _symptom(want, values, got)
+    found = symptom_of(want, values, got)
     index = _first(~close)
     count = f"{int((~close).sum())} of {close.size} values differ"
     if values_shown():
@@ -202,7 +203,7 @@ def expect_array(
         )
     else:
         message = f"{what} differs from the expected values: {count}"
-    _fail_values(_with_size(message, want, values), found, want, got)
+    fail_values(_with_size(message, want, values), found, want, got)
 
 
 def _expect_equal(got: np.ndarray, want: np.ndarray, what: str) -> None:
@@ -213,7 +214,7 @@ def _expect_equal(got: np.ndarray, want: np.ndarray, what: str) -> None:
             same = same | (np.isnan(got) & np.isnan(want))
     if same.all():
         return
-    found = _symptom(want, got, got)
+    found = symptom_of(want, got, got)
     index = _first(~same)
     count = f"{int((~same).sum())} of {same.size} values differ (compared exactly)"
     if values_shown():
@@ -223,7 +224,7 @@ def _expect_equal(got: np.ndarray, want: np.ndarray, what: str) -> None:
         )
     else:
         message = f"{what} differs from the expected values: {count}"
-    _fail_values(message, found, want, got)
+    fail_values(message, found, want, got)
 
 
 def _first(mask: np.ndarray) -> tuple[int, ...]:
@@ -245,20 +246,3 @@ def _with_size(message: str, want: Any, got: Any) -> str:
         log.exception("sizing an error failed")
         return message
     return f"{message}; {words}" if words else message
-
-
-def _symptom(want: Any, got: Any, answer: Any) -> symptoms.Symptom | None:
-    """The symptom that explains every value, if one does (never a guess; never an error of the grader)."""
-    try:
-        found = symptoms.diagnose(want, got, sizes=input_sizes(answer))
-    except Exception:
-        log.exception("diagnosing a wrong answer failed")
-        return None
-    return found  # its sentence carries relationships only: hidden checks say it too
-
-
-def _fail_values(message: str, found: symptoms.Symptom | None, expected: Any, got: Any) -> NoReturn:
-    """Fail with wrong values: no fixed hint (the known mistake's, if one matches), the symptom said."""
-    if found is not None:
-        message = f"{message}\n{found.sentence}"
-    raise CheckFailed(message, hint=None, expected=expected, got=got, symptom=found)

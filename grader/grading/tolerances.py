@@ -8,6 +8,8 @@ in float32 or in another order, yet far too tightly for chance to meet it on man
 
 from __future__ import annotations
 
+import numpy as np
+
 #: A check's default closeness (``expect_array`` and friends), and two answers counting as the same
 #: whatever the check asked for when a known mistake is matched.
 DEFAULT_RTOL, DEFAULT_ATOL = 1e-6, 1e-9
@@ -19,3 +21,14 @@ EPS_UNITS = 10
 SYMPTOM_RTOL, SYMPTOM_ATOL = 1e-5, 1e-6
 #: A factor is named when it equals a candidate (2, a size, its square root, a product of two) this closely.
 NAMING_RTOL = 1e-6
+
+
+def scaled_tolerance(expected: object, rtol: float = 1e-9) -> dict[str, float]:
+    """``rtol``, and an absolute floor of ``rtol`` times the largest expected magnitude (at least 1).
+
+    For values that reach far above 1 (gradients of 10³, sums of many terms), where a fixed ``atol``
+    would be either meaningless or stricter than float64 can be; pass it on as ``**scaled_tolerance(want)``.
+    """
+    values = np.abs(np.asarray(expected, dtype=float))
+    finite = values[np.isfinite(values)]
+    return {"rtol": rtol, "atol": rtol * max(1.0, float(finite.max()) if finite.size else 1.0)}

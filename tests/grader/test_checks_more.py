@@ -18,8 +18,12 @@ from grader.checks import (
     expect_array,
     expect_dict,
     expect_float,
+    expect_ints,
     expect_tuple,
+    scaled_tolerance,
 )
+from grader.grading.checking import checking
+from grader.grading.proxy import CallLog
 
 
 def failure(call, *args, **kwargs) -> CheckFailed:  # type: ignore[no-untyped-def]
@@ -197,3 +201,45 @@ def test_expect_array_relative_error_counts_only_nonzero_expected_values() -> No
 def test_expect_float_against_zero_gives_the_absolute_error_only() -> None:
     message = str(failure(expect_float, 0.5, 0.0, what="loss"))
     assert "absolute error 0.5; tolerance" in message
+
+
+# --------------------------------------------------------------------------- expect_ints, scaled_tolerance
+
+
+def test_expect_ints_takes_numpy_integers_and_nested_lists() -> None:
+    expect_ints([[5, 4], [np.int64(3), 2], []], [[5, 4], [3, 2], []], what="buckets")
+    expect_ints(np.int32(7), 7, what="n")
+    expect_ints([2**60 + 1], [2**60 + 1], what="big")
+
+
+def test_expect_ints_refuses_tuples_arrays_bools_and_floats_as_the_form() -> None:
+    wrong = failure(expect_ints, ([0, 1], [2, 3]), [[0, 1], [2, 3]], what="groups", hint="form")
+    assert wrong.message.startswith("groups should be a list of lists of ints, got")
+    assert wrong.hint == "form"
+    inner = failure(expect_ints, [[0, 1], (2, 3)], [[0, 1], [2, 3]], what="groups")
+    assert inner.message.startswith("groups should be a list of ints (at [1]), got")
+    assert "with an int at [1]" in failure(expect_ints, [0, True], [0, 1], what="x").message
+    assert "with an int at [0]" in failure(expect_ints, [1.0], [1], what="x").message
+    assert failure(expect_ints, np.array([1]), [1], what="x").message.startswith("x should be a list of ints")
+
+
+def test_expect_ints_shows_values_in_a_public_check_and_only_where_in_a_hidden_one() -> None:
+    public = failure(expect_ints, [[5], [4, 3]], [[5, 4], [3]], what="buckets")
+    assert public.message == "buckets: expected [[5, 4], [3]], got [[5], [4, 3]]"
+    assert public.hint is None
+    with checking(public=False, log=CallLog()):
+        nested = failure(expect_ints, [[5], [4, 3]], [[5, 4], [3]], what="buckets")
+        flat = failure(expect_ints, [1, 9, 3, 8], [1, 2, 3, 4], what="ends")
+        length = failure(expect_ints, [[1, 2], [3]], [[1, 2], [3, 4]], what="steps")
+    assert nested.message == "buckets[0] has 1 item where 2 were expected"
+    assert flat.message.startswith("ends differs from the expected ints: 2 of 4 items differ, first at ends[1]")
+    assert length.message == "steps[1] has 1 item where 2 were expected"
+    for failed in (nested, flat, length):
+        assert "9" not in failed.message and "4" not in failed.message.replace("of 4 items", "")
+
+
+def test_scaled_tolerance_floors_atol_at_the_largest_finite_magnitude() -> None:
+    assert scaled_tolerance(np.array([0.5, -3e3, np.inf])) == {"rtol": 1e-9, "atol": pytest.approx(3e-6)}
+    assert scaled_tolerance([0.1], rtol=1e-6) == {"rtol": 1e-6, "atol": 1e-6}
+    assert scaled_tolerance(np.zeros(0)) == {"rtol": 1e-9, "atol": 1e-9}
+    expect_array(np.array([1000.0 + 5e-7]), [1000.0], what="g", **scaled_tolerance([1000.0]))
