@@ -21,10 +21,15 @@ class BudgetExceeded(BaseException):
 
 
 class CheckBudget:
-    """CPU time of the calling thread from now on, against ``seconds``; used by one grading thread."""
+    """CPU time of the calling thread from now on, against ``seconds``; used by one grading thread.
 
-    def __init__(self, seconds: float) -> None:
+    ``raises``: what a spent budget raises (a ``BaseException``, so that the code interrupted cannot
+    swallow it); the diagnosis's allowance raises its own.
+    """
+
+    def __init__(self, seconds: float, raises: type[BaseException] = BudgetExceeded) -> None:
         self.seconds = seconds
+        self.raises = raises
         self._thread = threading.get_ident()
         self._clock = time.pthread_getcpuclockid(self._thread)
         self._start = time.clock_gettime(self._clock)
@@ -40,7 +45,7 @@ class CheckBudget:
         if self.used() > self.seconds:
             with self._lock:
                 self._fired = True  # the watchdog has nothing left to do
-            raise BudgetExceeded
+            raise self.raises
 
     def watching(self) -> _Watching:
         """While inside, the watchdog may interrupt this thread's Python code when the budget is spent."""
@@ -54,7 +59,7 @@ class CheckBudget:
         with self._lock:
             if self._watched and not self._crossing and not self._fired and self.used() > self.seconds:
                 self._fired = True
-                _raise_in(self._thread, BudgetExceeded)
+                _raise_in(self._thread, self.raises)
 
 
 # Context managers as classes, not @contextmanager: that one sets ``__traceback__`` on the exception
@@ -78,8 +83,8 @@ class _Watching:
             budget._watched = False
             if budget._fired:
                 _clear_pending(budget._thread)  # set but maybe not raised yet: never outside this block
-        if budget._fired and kind is not BudgetExceeded:
-            raise BudgetExceeded
+        if budget._fired and kind is not budget.raises:
+            raise budget.raises
         if kind is None:
             budget.check()
 
@@ -93,7 +98,7 @@ class _Crossing:
         with budget._lock:
             if budget._fired:
                 _clear_pending(budget._thread)
-                raise BudgetExceeded
+                raise budget.raises
             budget._crossing = True
 
     def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:

@@ -17,7 +17,7 @@ from grader.exercise import Check, Exercise
 from grader.grading import verdicts
 from grader.grading.budget import BudgetExceeded
 from grader.grading.check_run import Checked, LoadFailed, checked, with_pattern
-from grader.grading.mistakes import ABOUT_THE_ANSWERS, allowance, matching, name_mistakes
+from grader.grading.mistakes import ABOUT_THE_ANSWERS, OutOfTime, allowance, matching, name_mistakes
 from grader.grading.proxy import Student
 from grader.grading.runs import Runs, Stop
 from grader.results import (
@@ -227,12 +227,15 @@ def _diagnosed(outcome: Checked, exercise: Exercise, check: Check, student: Stud
     reason = outcome.verdict.reason
     if reason not in ABOUT_THE_ANSWERS or not runs.diagnose:
         return outcome
-    with allowance(runs.diagnosis_until - time.thread_time()):
-        suspects = runs.suspects()
-        found = matching(suspects, exercise.reference_code, student.log.calls, runs.history) if suspects else []
-        runs.matches[check.id] = found
-        if reason is Reason.WRONG_ANSWER and outcome.symptom is None:
-            outcome = with_pattern(outcome, exercise, student.log.calls)
+    suspects = runs.suspects()  # derived once per exercise version: a cost of its own, not of this run's diagnosis
+    try:
+        with allowance(runs.diagnosis_until - time.thread_time()):
+            found = matching(suspects, exercise.reference_code, student.log.calls, runs.history) if suspects else []
+            runs.matches[check.id] = found
+            if reason is Reason.WRONG_ANSWER and outcome.symptom is None:
+                outcome = with_pattern(outcome, exercise, student.log.calls)
+    except OutOfTime:
+        runs.matches.setdefault(check.id, [])  # unknown, so no mistake explains this check: none can lead
     return outcome
 
 

@@ -10,9 +10,9 @@ from grader.grading.mistakes.across import symptom_across
 from grader.grading.mistakes.derived import derived_mistakes, hint_of, is_derived, prepare_in_background
 from grader.grading.mistakes.fingerprints import matching
 from grader.grading.mistakes.leads import ABOUT_THE_ANSWERS, name_mistakes
-from grader.grading.mistakes.replay import allowance
+from grader.grading.mistakes.replay import OutOfTime, allowance
 
 __all__ = [
-    "ABOUT_THE_ANSWERS", "allowance", "derived_mistakes", "hint_of", "is_derived", "matching", "name_mistakes",
-    "prepare_in_background", "symptom_across",
+    "ABOUT_THE_ANSWERS", "OutOfTime", "allowance", "derived_mistakes", "hint_of", "is_derived", "matching",
+    "name_mistakes", "prepare_in_background", "symptom_across",
 ]  # fmt: skip

@@ -98,8 +98,8 @@ _MISTAKE = "one small change to a correct solution, in what the hint below is ab
 
 def _makes_a_power(mutant_id: str) -> bool:
     """Whether the change raises to a power (``n * t`` → ``n ** t``). Replayed here, in the grader's own process,
-    on a large input (a check's 10¹⁵ tokens) one such call takes minutes and gigabytes, which the diagnosis's
-    allowance, checked between calls, cannot stop."""
+    on a large input (a check's 10¹⁵ tokens) one such call takes minutes and gigabytes in one C operation, which
+    the diagnosis's allowance cannot interrupt: it stops Python code only between bytecodes."""
     before, _, after = mutant_id.partition(": ")[2].partition(" -> ")
     return after.count("**") > before.count("**")
 

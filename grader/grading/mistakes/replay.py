@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import copy
 import re
-import time
 import types
 from collections.abc import Callable
 from contextvars import ContextVar, Token
@@ -17,15 +16,20 @@ from typing import Any
 
 import numpy as np
 
+from grader.grading.budget import CheckBudget
 from grader.grading.proxy import Call
 from runner import protocol
 
 
-class OutOfTime(Exception):
-    """The diagnosis's CPU allowance is spent: replaying stops, and nothing is concluded from it."""
+class OutOfTime(BaseException):
+    """The diagnosis's CPU allowance is spent: replaying stops, and nothing is concluded from it.
+
+    Not an ``Exception``: the trusted code replayed (a derived mutant's ``except Exception``) must not
+    swallow it.
+    """
 
 
-_ALLOWANCE: ContextVar[float | None] = ContextVar("mlkata_replay_allowance", default=None)
+_ALLOWANCE: ContextVar[CheckBudget | None] = ContextVar("mlkata_replay_allowance", default=None)
 
 
 class allowance:  # noqa: N801  (used as a ``with`` statement)
@@ -33,25 +37,33 @@ class allowance:  # noqa: N801  (used as a ``with`` statement)
 
     Naming a mistake replays trusted code on a check's inputs once per known mistake, which a check
     of thousands of calls makes costly: the diagnosis has its own allowance, outside the checks'
-    budget, so that it can neither fail a run nor hold a worker.
+    budget, so that it can neither fail a run nor hold a worker. It is checked between calls, and a
+    watchdog (:mod:`grader.grading.budget`'s) interrupts a call that runs past it: a change derived
+    from a reference's ``while`` loop can loop forever. The caller catches :class:`OutOfTime` around
+    the ``with``, which raises it on the way out when the allowance ran out inside.
     """
 
     def __init__(self, seconds: float) -> None:
-        self._until = time.thread_time() + seconds
-        self._token: Token[float | None] | None = None
+        self._budget = CheckBudget(max(seconds, 0.0), raises=OutOfTime)
+        self._watching = self._budget.watching()
+        self._token: Token[CheckBudget | None] | None = None
 
     def __enter__(self) -> None:
-        self._token = _ALLOWANCE.set(self._until)
+        self._token = _ALLOWANCE.set(self._budget)
+        self._watching.__enter__()
 
-    def __exit__(self, *exc: object) -> None:
-        if self._token is not None:
-            _ALLOWANCE.reset(self._token)
+    def __exit__(self, kind: type[BaseException] | None, value: BaseException | None, traceback: Any) -> None:
+        try:
+            self._watching.__exit__(kind, value, traceback)
+        finally:
+            if self._token is not None:
+                _ALLOWANCE.reset(self._token)
 
 
 def _check_allowance() -> None:
-    until = _ALLOWANCE.get()
-    if until is not None and time.thread_time() > until:
-        raise OutOfTime
+    budget = _ALLOWANCE.get()
+    if budget is not None:
+        budget.check()
 
 
 Answer = tuple[Any, str | None]  # a value, or the exception raised instead (its type and message's shape)

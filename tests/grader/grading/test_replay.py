@@ -1,0 +1,78 @@
+"""Replaying a check's calls on trusted code within the diagnosis's allowance: even an endless loop stops."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from grader.exercise import KnownMistake
+from grader.grading.mistakes import OutOfTime, allowance, matching
+from grader.grading.proxy import Call
+
+REFERENCE = "def step(n):\n    i = 0\n    while i < n:\n        i += 1\n    return i\n"
+# What a derived change to the loop's counter makes of it, and one that also swallows what it can.
+ENDLESS = "def step(n):\n    i = 0\n    while i < n:\n        i -= 1\n    return i\n"
+SWALLOWING = (
+    "def step(n):\n    while True:\n        try:\n            while True:\n                pass\n"
+    "        except Exception:\n            pass\n"
+)
+
+
+def _mistake(name: str, source: str) -> KnownMistake:
+    return KnownMistake.from_source(name, "", "", source, f"{name}.py")
+
+
+def _within(seconds: float, work) -> object:  # type: ignore[no-untyped-def]
+    """``work()``'s result, run on its own thread; fails (rather than hangs) if it has not returned in ``seconds``."""
+    result: list[object] = []
+    thread = threading.Thread(target=lambda: result.append(work()), daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert not thread.is_alive(), "the replay did not stop"
+    return result[0]
+
+
+@pytest.mark.parametrize("source", [ENDLESS, SWALLOWING], ids=["endless", "swallowing"])
+def test_a_mistake_that_loops_forever_is_stopped_and_explains_nothing(source: str) -> None:
+    reference, endless = _mistake("reference", REFERENCE), _mistake("endless", source)
+    known = _mistake("known", "def step(n):\n    return n + 1\n")
+    calls = [Call("step", (3,), batch=1, value=4)]  # the solution's wrong answer: the known mistake's
+
+    named: list[list[str]] = []
+
+    def name() -> str:
+        try:
+            with allowance(0.2):
+                named.append(matching([endless, known], reference, calls))
+        except OutOfTime:
+            return "out of time"  # what the engine concludes: nothing
+        return "in time"
+
+    # Generous: a busy machine stretches 0.2 s of CPU time; an endless replay never returns at all.
+    assert _within(120, name) == "out of time"
+    assert named == [[]]  # nothing concluded, not even the known mistake that matches
+
+
+def test_a_replay_within_its_allowance_runs_to_the_end() -> None:
+    reference, known = _mistake("reference", REFERENCE), _mistake("known", "def step(n):\n    return n + 1\n")
+    with allowance(5.0):
+        assert matching([known], reference, [Call("step", (3,), batch=1, value=4)]) == ["known"]
+
+
+def test_a_spent_allowance_is_raised_on_the_way_out_and_never_later() -> None:
+    began = time.thread_time()
+    ended = "in time"
+    try:
+        with allowance(0.05):
+            try:
+                while time.thread_time() < began + 0.5:
+                    pass
+            except OutOfTime:
+                pass  # what matching does: the allowance still says so as it ends
+    except OutOfTime:
+        ended = "out of time"
+    for _ in range(100_000):  # an exception set but not yet raised would surface here
+        pass
+    assert ended == "out of time"
