@@ -21,7 +21,7 @@ decorator leaves on each function, so importing ``checks.py`` registers nothing 
 
 from __future__ import annotations
 
-from grader.exercise import Check, check, check_rng, collect_checks
+from grader.exercise import Check, check, check_rng, collect_checks, compared_as
 from grader.grading import (
     CHECK_HINT,
     DEFAULT_ATOL,
@@ -45,6 +45,6 @@ from grader.grading import (
 
 __all__ = [
     "CHECK_HINT", "DEFAULT_ATOL", "DEFAULT_RTOL", "Check", "CheckFailed", "Expectation", "Hint", "Student", "check",
-    "check_rng", "collect_checks", "describe", "expect_array", "expect_dict", "expect_float", "expect_integer",
-    "expect_ints", "expect_sequence", "expect_tuple", "fail", "scaled_tolerance", "values_shown",
+    "check_rng", "collect_checks", "compared_as", "describe", "expect_array", "expect_dict", "expect_float",
+    "expect_integer", "expect_ints", "expect_sequence", "expect_tuple", "fail", "scaled_tolerance", "values_shown",
 ]  # fmt: skip

@@ -81,7 +81,9 @@ def verify_exercise(
         if missed:
             problems.append(f"these checks should fail but pass: {', '.join(missed)}")
         named = result.mistake.id if result.mistake is not None else None
-        if result.status is not Status.PASS and named != name:
+        if result.status is not Status.PASS and spec.unnamed and named is not None:
+            problems.append(f"it is never named ({spec.unnamed}), yet its run names {named}")
+        elif result.status is not Status.PASS and not spec.unnamed and named != name:
             problems.append(
                 f"its answers are not named as its own mistake (the run names {named or 'no known mistake'}): "
                 "give the checks inputs on which it differs from the other mutants"

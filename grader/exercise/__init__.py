@@ -8,7 +8,15 @@ reads (a diff applied by ``patches``, or a whole file);
 The web app reads exercises through this door alone.
 """
 
-from grader.exercise.checks import Check, check, check_rng, collect_checks
+from grader.exercise.checks import (
+    AnswerForm,
+    Check,
+    check,
+    check_rng,
+    collect_answer_forms,
+    collect_checks,
+    compared_as,
+)
 from grader.exercise.config import ExerciseConfig, FunctionSpec, MutantSpec, MutationSpec
 from grader.exercise.loading import (
     DEFAULT_EXERCISES,
@@ -25,8 +33,9 @@ from grader.exercise.mutants import mutant_source
 from grader.exercise.statement import markdown_parser
 
 __all__ = [
-    "DEFAULT_EXERCISES", "SLUG_PATTERN", "BrokenExercise", "Check", "Exercise", "ExerciseConfig",
+    "DEFAULT_EXERCISES", "SLUG_PATTERN", "AnswerForm", "BrokenExercise", "Check", "Exercise", "ExerciseConfig",
     "ExerciseError", "FunctionSpec", "KnownMistake", "MutantSpec", "MutationSpec", "check", "check_rng",
-    "collect_checks", "exercise_folders", "load_each_exercise", "load_exercise", "load_exercises",
+    "collect_answer_forms", "collect_checks", "compared_as", "exercise_folders", "load_each_exercise",
+    "load_exercise", "load_exercises",
     "load_or_explain", "markdown_parser", "mutant_source", "roadmap_key",
 ]  # fmt: skip

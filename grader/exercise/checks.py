@@ -22,7 +22,11 @@ import numpy as np
 #: (Its argument is the grading engine's ``Student`` proxy, which the model need not know.)
 CheckFunction = Callable[[Any], None]
 F = TypeVar("F", bound=Callable[..., None])
+G = TypeVar("G", bound=Callable[[Any], Any])
 _MARKER = "__mlkata_check__"
+_FORM_MARKER = "__mlkata_answer_form__"
+#: An answer as naming a mistake compares it: see :func:`compared_as`.
+AnswerForm = Callable[[Any], Any]
 
 
 @dataclass(frozen=True)
@@ -52,6 +56,32 @@ def check(title: str, *, public: bool = False, points: float = 1, hint: str | No
         return function
 
     return mark
+
+
+def compared_as(function: str) -> Callable[[G], G]:
+    """Mark a function of ``checks.py`` as what naming a mistake compares of ``function``'s answers.
+
+    For answers unique only up to a choice the checks do not judge (the signs of singular vectors, a
+    basis of a null space): the checks compare a product, say, and naming a mistake must compare the
+    same, since the parts the checks leave free differ from one machine's linear algebra to another's.
+    The marked function takes one answer and returns its form (plain data); an answer it cannot take
+    is compared as it is.
+    """
+
+    def mark(form: G) -> G:
+        setattr(form, _FORM_MARKER, function)
+        return form
+
+    return mark
+
+
+def collect_answer_forms(module: types.ModuleType) -> dict[str, AnswerForm]:
+    """The forms marked with :func:`compared_as` in ``module``, by the function whose answers they take."""
+    return {
+        marker: value
+        for value in vars(module).values()
+        if callable(value) and isinstance(marker := getattr(value, _FORM_MARKER, None), str)
+    }
 
 
 def check_rng(slug: str, check_id: str) -> np.random.Generator:

@@ -32,6 +32,11 @@ class MutantSpec(BaseModel):
     mistake: str = Field(min_length=1)
     hint: str = Field(min_length=1, description="An id from the [hints] table.")
     caught_by: list[str] = Field(default_factory=list, description="Checks that must fail for it.")
+    unnamed: str = Field(
+        default="",
+        description="Why no run can name it reliably (its answers depend on choices the machine's linear algebra "
+        "makes, such as the signs of singular vectors): it must still fail, but it is never named.",
+    )
 
 
 class MutationSpec(BaseModel):

@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from grader.exercise.checks import Check, collect_checks
+from grader.exercise.checks import AnswerForm, Check, collect_answer_forms, collect_checks
 from grader.exercise.config import ExerciseConfig
 from grader.exercise.model import BrokenExercise, Exercise, ExerciseError, roadmap_key
 from grader.exercise.mutants import check_compiles, load_mutants
@@ -55,18 +55,21 @@ def load_exercise(path: Path, *, mutants: bool = True) -> Exercise:
     reference = (path / "reference.py").read_text(encoding="utf-8")
     check_compiles(starter, "starter.py", problems)
     check_compiles(reference, "reference.py", problems)
-    checks = _load_checks(path / "checks.py", slug, problems)
+    checks, forms = _load_checks(path / "checks.py", slug, problems)
     section = section_of(path, config.section, problems) if config is not None else Section("")
     sources = load_mutants(path, reference, problems) if mutants else {}
     if config is not None and not mutants:
         config = config.model_copy(update={"mutants": {}})
     if config is not None:
         _cross_check(path, config, checks, problems, mutants=mutants)
+        functions = {f.name for f in config.functions}
+        problems += [f"checks.py: @compared_as names {name!r}, which [[functions]] does not list"
+                     for name in forms if name not in functions]  # fmt: skip
     if problems or config is None:
         raise ExerciseError(slug, problems)
     return Exercise(
         slug=slug, path=path, config=config, statement_markdown=statement, starter=starter, reference=reference,
-        checks=tuple(checks), section=section,
+        checks=tuple(checks), answer_forms=forms, section=section,
         mutant_sources=sources, version=folder_version(path),
     )  # fmt: skip
 
@@ -135,7 +138,7 @@ def _load_config(path: Path, problems: list[str]) -> ExerciseConfig | None:
         return None
 
 
-def _load_checks(path: Path, slug: str, problems: list[str]) -> list[Check]:
+def _load_checks(path: Path, slug: str, problems: list[str]) -> tuple[list[Check], dict[str, AnswerForm]]:
     module_name = f"mlkata_checks_{slug.replace('-', '_')}"
     spec = importlib.util.spec_from_file_location(module_name, path)
     assert spec is not None and spec.loader is not None
@@ -145,7 +148,7 @@ def _load_checks(path: Path, slug: str, problems: list[str]) -> list[Check]:
         spec.loader.exec_module(module)
     except (Exception, SystemExit) as exc:  # noqa: BLE001  (any error in an author's file is reported, not raised)
         problems.append(f"checks.py: importing it raised {type(exc).__name__}: {exc}")
-        return []
+        return [], {}
     checks = collect_checks(module, slug=slug)
     if not checks:
         problems.append("checks.py: defines no check (decorate functions with @check)")
@@ -159,7 +162,7 @@ def _load_checks(path: Path, slug: str, problems: list[str]) -> list[Check]:
             )
         except ValueError:
             pass  # no signature to read (a builtin): let it run
-    return checks
+    return checks, collect_answer_forms(module)
 
 
 def _cross_check(

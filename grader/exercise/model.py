@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from grader.exercise.checks import Check
+from grader.exercise.checks import AnswerForm, Check
 from grader.exercise.config import ExerciseConfig
 from grader.exercise.hints import hint_levels
 from grader.exercise.mistakes import KnownMistake
@@ -55,6 +55,8 @@ class Exercise:
     section: Section
     #: Each mutant's whole ``solution.py``: its ``.py`` file, or ``reference.py`` with its ``.diff`` applied.
     mutant_sources: Mapping[str, str] = field(default_factory=dict)
+    #: What naming a mistake compares of a function's answers, where the checks compare less than all of it.
+    answer_forms: Mapping[str, AnswerForm] = field(default_factory=dict)
     #: The content hash of the folder (grader.exercise.versions): which version of the exercise a verdict comes from.
     version: str = ""
 
@@ -119,6 +121,8 @@ class Exercise:
         """The mutants, compiled once, for naming a wrong answer's mistake (see grader.grading.mistakes)."""
         mistakes = []
         for name, spec in self.config.mutants.items():
+            if spec.unnamed:
+                continue  # its answers would name it on one machine and not on another
             own = self.mutant_file(name)
             source = self.mutant_sources.get(name)
             if source is None and own.suffix == ".py" and own.is_file():  # an Exercise made without its sources

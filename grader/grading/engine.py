@@ -230,7 +230,11 @@ def _diagnosed(outcome: Checked, exercise: Exercise, check: Check, student: Stud
     suspects = runs.suspects()  # derived once per exercise version: a cost of its own, not of this run's diagnosis
     try:
         with allowance(runs.diagnosis_until - time.thread_time()):
-            found = matching(suspects, exercise.reference_code, student.log.calls, runs.history) if suspects else []
+            found = (
+                matching(suspects, exercise.reference_code, student.log.calls, runs.history, exercise.answer_forms)
+                if suspects
+                else []
+            )
             runs.matches[check.id] = found
             if reason is Reason.WRONG_ANSWER and outcome.symptom is None:
                 outcome = with_pattern(outcome, exercise, student.log.calls)

@@ -20,18 +20,23 @@ milliseconds on a failure (``make bench`` measures it).
 from __future__ import annotations
 
 import types
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
-from grader.exercise import KnownMistake
+from grader.exercise import AnswerForm, KnownMistake
 from grader.grading.mistakes.replay import Answer, OutOfTime, batches, raised_signature, replay_batch
 from grader.grading.proxy import Call
 from grader.grading.tolerances import DEFAULT_ATOL, DEFAULT_RTOL, EPS_UNITS
 
 
 def matching(
-    mistakes: list[KnownMistake], reference: KnownMistake, calls: list[Call], before: list[Call] | None = None
+    mistakes: list[KnownMistake],
+    reference: KnownMistake,
+    calls: list[Call],
+    before: list[Call] | None = None,
+    forms: Mapping[str, AnswerForm] | None = None,
 ) -> list[str]:
     """The names of the known mistakes whose answers are the solution's wherever it is wrong.
 
@@ -39,15 +44,21 @@ def matching(
     time; a mutant drops out at its first call that disagrees with a wrong answer of the solution,
     and the replay ends when none is left. ``before``: the calls the solution's run made before
     this check's, which a mutant that keeps state replays first (its answers to them are not judged).
+    ``forms``: what is compared of a function's answers, where the checks compare less than all of it
+    (the exercise's ``@compared_as``).
     """
     try:
-        return _matching(mistakes, reference, calls, before)
+        return _matching(mistakes, reference, calls, before, forms or {})
     except OutOfTime:
         return []  # not known, so nothing named: the run names a mistake only when it explains every failing check
 
 
 def _matching(
-    mistakes: list[KnownMistake], reference: KnownMistake, calls: list[Call], before: list[Call] | None
+    mistakes: list[KnownMistake],
+    reference: KnownMistake,
+    calls: list[Call],
+    before: list[Call] | None,
+    forms: Mapping[str, AnswerForm],
 ) -> list[str]:
     reference_module = load(reference)
     if reference_module is None:
@@ -60,11 +71,14 @@ def _matching(
                 break
             solution = [(call.value, raised_signature(call.raised, call.raised_message)) for call in batch]
             reference_answers = replay_batch(reference_module, batch) or []
-            right = [alike(s, r) for s, r in zip(solution, reference_answers, strict=False)]
+            right = [
+                alike(s, r, form=forms.get(call.function))
+                for s, r, call in zip(solution, reference_answers, batch, strict=False)
+            ]
             right += [False] * (len(batch) - len(right))
             wrong_somewhere = wrong_somewhere or not all(right)
             for name, module in list(candidates.items()):
-                if not _explains_batch(module, batch, solution, right):
+                if not _explains_batch(module, batch, solution, right, forms):
                     del candidates[name]
             if any(raised is not None for _, raised in solution):
                 break  # the solution's run stopped there
@@ -84,27 +98,53 @@ def load(code: KnownMistake, before: list[Call] | None = None) -> types.ModuleTy
     return module
 
 
-def alike(solution: Answer, other: Answer, unjudged: set[int] | None = None) -> bool:
+def alike(solution: Answer, other: Answer, unjudged: set[int] | None = None, form: AnswerForm | None = None) -> bool:
+    """Whether two answers are alike: the same exception, or values alike (in ``form``, when given)."""
     if solution[1] is not None or other[1] is not None:
         return solution[1] == other[1]
+    if form is not None:
+        shown = _in_form(form, solution[0]), _in_form(form, other[0])
+        if shown[0] is not _UNFORMED and shown[1] is not _UNFORMED:
+            return same_answer(*shown)
     return same_answer(solution[0], other[0], unjudged)
 
 
-def _explains_batch(module: types.ModuleType, batch: list[Call], solution: list[Answer], right: list[bool]) -> bool:
+_UNFORMED = object()
+
+
+def _in_form(form: AnswerForm, answer: Any) -> Any:
+    """The answer in its form, or ``_UNFORMED`` when the form cannot take it (a wrong shape): then compared as it is."""
+    try:
+        with np.errstate(all="ignore"):
+            return form(answer)
+    except Exception:  # noqa: BLE001  (the author's form, given a wrong answer of any kind)
+        return _UNFORMED
+
+
+def _explains_batch(
+    module: types.ModuleType,
+    batch: list[Call],
+    solution: list[Answer],
+    right: list[bool],
+    forms: Mapping[str, AnswerForm],
+) -> bool:
     """Whether the mutant's answers are the solution's at every call of the batch where it is wrong.
 
     An answer is compared as soon as it is made, apart from the objects of the batch's arguments it
     holds (a later call could still change those: the whole answer is compared once the batch has
-    run, as the runner sends it), so most mutants are out after a call or two.
+    run, as the runner sends it), so most mutants are out after a call or two. An answer compared in
+    a form waits for the end of the batch too.
     """
 
     def early(n: int, answer: Answer, held: set[int]) -> bool:
-        return right[n] or alike(solution[n], answer, held)
+        return right[n] or batch[n].function in forms or alike(solution[n], answer, held)
 
     answers = replay_batch(module, batch, early)
     if answers is None or len(answers) < len(batch):
         return False
-    return all(right[n] or alike(solution[n], answer) for n, answer in enumerate(answers))
+    return all(
+        right[n] or alike(solution[n], answer, form=forms.get(batch[n].function)) for n, answer in enumerate(answers)
+    )
 
 
 def same_answer(solution: Any, mutant: Any, unjudged: set[int] | None = None) -> bool:

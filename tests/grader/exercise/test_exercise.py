@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from grader.exercise import ExerciseError, load_exercise, load_exercises
-from tests.conftest import EXERCISES_DIR, KV_SLUG
+from tests.conftest import ADDER_CHECKS, ADDER_TOML, EXERCISES_DIR, KV_SLUG
 
 
 def test_the_kv_exercise_loads_with_its_metadata() -> None:
@@ -114,3 +114,28 @@ def test_an_exercise_is_the_version_of_its_folder_it_was_read_from(make_exercise
     # What wrong answers are told apart against is the reference read with the checks, not the file now.
     assert exercise.reference_code.fresh_module().add(2, 3) == 5
     assert load_exercise(folder).reference_code.fresh_module().add(2, 3) == -1
+
+
+def test_answer_forms_are_collected_and_must_name_a_function(make_exercise: Callable[..., Path]) -> None:
+    form = "\n\n@compared_as('add')\ndef as_text(answer):\n    return str(answer)\n"
+    checks = ADDER_CHECKS.replace("from grader.checks import check\n", "from grader.checks import check, compared_as\n")
+    exercise = load_exercise(make_exercise(files={"checks.py": checks + form}))
+    assert exercise.answer_forms["add"](5) == "5"
+    wrong = checks + form.replace("'add'", "'subtract'")
+    with pytest.raises(ExerciseError, match="@compared_as names 'subtract', which \\[\\[functions\\]\\] does not list"):
+        load_exercise(make_exercise(slug="other", files={"checks.py": wrong}))
+
+
+def test_an_unnamed_mistake_is_no_candidate_for_naming(make_exercise: Callable[..., Path]) -> None:
+    toml = ADDER_TOML.format(time_seconds=5) + (
+        '\n[mutants.minus]\nmistake = "Subtracts."\nhint = "plus"\nunnamed = "for the test"\n'
+        '\n[mutants.times]\nmistake = "Multiplies."\nhint = "plus"\n'
+    )
+    files = {
+        "exercise.toml": toml,
+        "mutants/minus.py": "def add(a, b):\n    return a - b\n",
+        "mutants/times.py": "def add(a, b):\n    return a * b\n",
+    }
+    exercise = load_exercise(make_exercise(files=files))
+    assert set(exercise.mutant_sources) == {"minus", "times"}
+    assert [m.name for m in exercise.known_mistakes] == ["times"]

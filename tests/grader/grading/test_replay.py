@@ -76,3 +76,32 @@ def test_a_spent_allowance_is_raised_on_the_way_out_and_never_later() -> None:
     for _ in range(100_000):  # an exception set but not yet raised would surface here
         pass
     assert ended == "out of time"
+
+
+# --------------------------------------------------------------------------- answers compared in a form
+
+SIGNS = "def factors(n):\n    return [1.0, float(n)]\n"
+# The same mistake (n + 1 where n was meant) on a machine whose factorisation picks the other signs.
+FLIPPED = "def factors(n):\n    return [-1.0, -float(n + 1)]\n"
+
+
+def test_a_form_compares_what_the_checks_compare_not_the_signs_a_machine_picked() -> None:
+    reference, mistake = _mistake("reference", SIGNS), _mistake("off-by-one", FLIPPED)
+    calls = [Call("factors", (3,), batch=1, value=[1.0, 4.0])]  # the sandbox's answer: 1·4, with other signs
+
+    def product(answer: list[float]) -> float:
+        return answer[0] * answer[1]
+
+    with allowance(5.0):
+        assert matching([mistake], reference, calls) == []  # raw factors: the signs differ
+        assert matching([mistake], reference, calls, forms={"factors": product}) == ["off-by-one"]
+        # A right answer in the form is right: nothing to explain, nothing named.
+        right = [Call("factors", (3,), batch=1, value=[-1.0, -3.0])]
+        assert matching([mistake], reference, right, forms={"factors": product}) == []
+
+
+def test_an_answer_the_form_cannot_take_is_compared_as_it_is() -> None:
+    reference, mistake = _mistake("reference", SIGNS), _mistake("none", "def factors(n):\n    return None\n")
+    with allowance(5.0):
+        named = matching([mistake], reference, [Call("factors", (3,), batch=1, value=None)], forms={"factors": len})
+    assert named == ["none"]
