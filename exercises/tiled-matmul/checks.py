@@ -110,7 +110,9 @@ def result_form(student: Student, rng: np.random.Generator) -> None:
 @check("The loads do not depend on tile_k", hint="reuse")
 def loads_and_tile_k(student: Student, rng: np.random.Generator) -> None:
     a, b = matrices(rng, 9, 10, 7)
-    cases = [((a, b, 4, 3, tile_k), f"tile_k {n} of 6") for n, tile_k in enumerate((1, 2, 3, 4, 10, 17), start=1)]
+    cases = []
+    for n, tile_k in enumerate((1, 2, 3, 4, 10, 17), start=1):
+        cases.append(((a, b, 4, 3, tile_k), f"the same shapes, tile_m and tile_n, tile_k choice {n} of 6"))
     run(student, cases)
 
 
