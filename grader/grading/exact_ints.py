@@ -44,11 +44,12 @@ def expect_ints(got: Any, expected: int | Sequence[Any], *, what: str, hint: Hin
     elif length is not None:
         wanted, found_items = length
         items = f"{found_items:,} item{'' if found_items == 1 else 's'}"
-        message = f"{what}{where} has {items} where {wanted:,} {'was' if wanted == 1 else 'were'} expected"
+        at = f" at {where}" if where else ""
+        message = f"{what} has {items}{at} where {wanted:,} {'was' if wanted == 1 else 'were'} expected"
     else:
         wrong = sum(a != b for a, b in zip(values, expected, strict=True)) if flat else 0
         count = f"{wrong:,} of {len(values):,} items differ, " if flat else ""
-        message = f"{what} differs from the expected ints: {count}first at {what}{where}"
+        message = f"{what} differs from the expected ints: {count}first at index {where}"
     fail_values(message, found, expected, got)
 
 

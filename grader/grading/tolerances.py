@@ -1,8 +1,8 @@
 """How close two numbers must be to count as equal, for each question the grader asks: one place for each.
 
-``expect_*`` (what a check calls) and the naming of known mistakes read the same default: an answer
-a check accepts and the answer of a mutant computing the same thing in another order are alike
-by the same measure. Symptoms fit a relationship more loosely, since the mistake may be computed
+``expect_*`` (what a check calls) read a default a check may change; the naming of known mistakes
+reads a stricter one of its own, so that what a check finds wrong is wrong there too. Symptoms fit a
+relationship more loosely, since the mistake may be computed
 in float32 or in another order, yet far too tightly for chance to meet it on many values.
 """
 
@@ -10,9 +10,14 @@ from __future__ import annotations
 
 import numpy as np
 
-#: A check's default closeness (``expect_array`` and friends), and two answers counting as the same
-#: whatever the check asked for when a known mistake is matched.
+#: A check's default closeness (``expect_array`` and friends).
 DEFAULT_RTOL, DEFAULT_ATOL = 1e-6, 1e-9
+#: Two float64 answers counting as the same when a known mistake is matched (the solution's and a
+#: mistake's, or the solution's and the reference's), the absolute part scaled by the larger of 1 and
+#: the answer's largest magnitude. At least as strict as any check (the sections' specs compare at 1e-9),
+#: so that every call a check finds wrong is evidence; loose enough for the same computation done in
+#: another order. Lower precisions match within ``EPS_UNITS`` of their own epsilon instead.
+ALIKE_RTOL, ALIKE_ATOL = 1e-9, 1e-12
 #: Values in a lower precision match within this many of its units (a float16 mistake, computed in
 #: another order, still matches a float16 mutant).
 EPS_UNITS = 10

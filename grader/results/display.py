@@ -16,6 +16,9 @@ import numpy as np
 
 #: Longest form of one value in a check's details (call, expected, got).
 VALUE_CHARS = 600
+#: Significant digits of an array's floats: enough that a value like 1e-6 is not shown as 0 (numpy then
+#: writes the whole array in scientific notation) and that values close enough to look alike mostly are.
+_DIGITS = 6
 _SEPARATOR = ", "
 
 
@@ -97,13 +100,13 @@ def _render(value: Any, out: _Text) -> None:
     elif kind is int and value.bit_length() > 256:
         out.add(f"<an integer of about {int(value.bit_length() * 0.30103):,} digits>")
     else:
-        with np.printoptions(precision=4, suppress=True):
+        with np.printoptions(precision=_DIGITS, suppress=False):
             out.add(repr(value))
 
 
 def _array_text(array: np.ndarray) -> str:
     """numpy's own form while it is short; past that, the shape, dtype and first values."""
-    with np.printoptions(precision=4, threshold=24, edgeitems=3, suppress=True, linewidth=100):
+    with np.printoptions(precision=_DIGITS, threshold=24, edgeitems=3, suppress=False, linewidth=100):
         if array.size <= 24 or array.ndim <= 2:
             # Summarised past ``threshold`` from the edges alone: at most 6 × 6 values are formatted.
             return repr(array)

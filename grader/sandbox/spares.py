@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Protocol
 
 from grader.sandbox.limits import Limits
+from grader.sandbox.zygote import Exiting
 
 log = logging.getLogger(__name__)
 _JOIN_SECONDS = 10.0
@@ -129,14 +130,18 @@ class SpareRuns:
             if evicted is not None:
                 evicted.close()
             run: Spare | None = None
+            exiting = False
             try:
                 run = self._start(limits)
             except NoIdleZygote:
                 pass  # busy: the next submission starts its own run, and asks again
+            except Exiting:
+                exiting = True  # nothing more to start, and nothing wrong
             except Exception:
                 log.exception("a spare run did not start")
             with self._changed:
                 self._starting = False
+                self._closed = self._closed or exiting
                 if run is not None and not self._closed:
                     self._ready.append(run)
                     run = None

@@ -38,6 +38,10 @@ class ZygoteLost(RuntimeError):
     """The zygote died, or stopped answering; it must be replaced."""
 
 
+class Exiting(RuntimeError):
+    """The grader's process is exiting (its starter thread is shut down): no zygote is started any more."""
+
+
 class Zygote:
     """One sandboxed zygote process and the control socket to it."""
 
@@ -51,15 +55,19 @@ class Zygote:
         ours.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
         self._socket = ours
         try:
-            self._process = _starter.submit(
-                subprocess.Popen,
-                _zygote_command(self.slot, theirs.fileno()),
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                pass_fds=(theirs.fileno(),),
-                start_new_session=True,
-                env={k: v for k, v in ENVIRONMENT.items() if k != "HOME"},
-            ).result()
+            try:
+                started = _starter.submit(
+                    subprocess.Popen,
+                    _zygote_command(self.slot, theirs.fileno()),
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL,
+                    pass_fds=(theirs.fileno(),),
+                    start_new_session=True,
+                    env={k: v for k, v in ENVIRONMENT.items() if k != "HOME"},
+                )
+            except RuntimeError as exc:  # what submit raises once the interpreter's exit has shut the executor down
+                raise Exiting(str(exc)) from None
+            self._process = started.result()
         except BaseException:
             ours.close()
             self.slot.release()

@@ -231,9 +231,9 @@ def test_expect_ints_shows_values_in_a_public_check_and_only_where_in_a_hidden_o
         nested = failure(expect_ints, [[5], [4, 3]], [[5, 4], [3]], what="buckets")
         flat = failure(expect_ints, [1, 9, 3, 8], [1, 2, 3, 4], what="ends")
         length = failure(expect_ints, [[1, 2], [3]], [[1, 2], [3, 4]], what="steps")
-    assert nested.message == "buckets[0] has 1 item where 2 were expected"
-    assert flat.message.startswith("ends differs from the expected ints: 2 of 4 items differ, first at ends[1]")
-    assert length.message == "steps[1] has 1 item where 2 were expected"
+    assert nested.message == "buckets has 1 item at [0] where 2 were expected"
+    assert flat.message.startswith("ends differs from the expected ints: 2 of 4 items differ, first at index [1]")
+    assert length.message == "steps has 1 item at [1] where 2 were expected"
     for failed in (nested, flat, length):
         assert "9" not in failed.message and "4" not in failed.message.replace("of 4 items", "")
 

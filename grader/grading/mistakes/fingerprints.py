@@ -19,6 +19,7 @@ milliseconds on a failure (``make bench`` measures it).
 
 from __future__ import annotations
 
+import math
 import types
 from collections.abc import Mapping
 from typing import Any
@@ -28,7 +29,7 @@ import numpy as np
 from grader.exercise import AnswerForm, KnownMistake
 from grader.grading.mistakes.replay import Answer, OutOfTime, batches, raised_signature, replay_batch
 from grader.grading.proxy import Call
-from grader.grading.tolerances import DEFAULT_ATOL, DEFAULT_RTOL, EPS_UNITS
+from grader.grading.tolerances import ALIKE_ATOL, ALIKE_RTOL, EPS_UNITS
 
 
 def matching(
@@ -64,6 +65,7 @@ def _matching(
     if reference_module is None:
         return []
     candidates = {m.name: module for m in mistakes if (module := load(m, before)) is not None}
+    contradicted: dict[str, int] = {}  # by candidate, the calls the solution has right and it has not
     wrong_somewhere = False
     with np.errstate(all="ignore"):  # mutants overflow and divide by zero on purpose
         for batch in batches(calls):
@@ -78,11 +80,19 @@ def _matching(
             right += [False] * (len(batch) - len(right))
             wrong_somewhere = wrong_somewhere or not all(right)
             for name, module in list(candidates.items()):
-                if not _explains_batch(module, batch, solution, right, forms):
+                disagreeing = _explains_batch(module, batch, solution, right, forms)
+                if disagreeing is None:
                     del candidates[name]
+                else:
+                    contradicted[name] = contradicted.get(name, 0) + disagreeing
             if any(raised is not None for _, raised in solution):
                 break  # the solution's run stopped there
-    return [m.name for m in mistakes if m.name in candidates] if wrong_somewhere else []
+    if not wrong_somewhere:
+        return []
+    # Among those that explain every wrong answer, one that also gives the right answers the solution gave is
+    # its mistake rather than a broader one (ties called memory-bound, not every label swapped).
+    named = [m.name for m in mistakes if m.name in candidates]
+    return sorted(named, key=lambda name: contradicted.get(name, 0))
 
 
 def load(code: KnownMistake, before: list[Call] | None = None) -> types.ModuleType | None:
@@ -127,8 +137,9 @@ def _explains_batch(
     solution: list[Answer],
     right: list[bool],
     forms: Mapping[str, AnswerForm],
-) -> bool:
-    """Whether the mutant's answers are the solution's at every call of the batch where it is wrong.
+) -> int | None:
+    """None unless the mutant's answers are the solution's at every call of the batch where it is wrong;
+    else at how many calls the solution is right and the mutant is not.
 
     An answer is compared as soon as it is made, apart from the objects of the batch's arguments it
     holds (a later call could still change those: the whole answer is compared once the batch has
@@ -141,10 +152,11 @@ def _explains_batch(
 
     answers = replay_batch(module, batch, early)
     if answers is None or len(answers) < len(batch):
-        return False
-    return all(
-        right[n] or alike(solution[n], answer, form=forms.get(batch[n].function)) for n, answer in enumerate(answers)
-    )
+        return None
+    same = [alike(solution[n], answer, form=forms.get(batch[n].function)) for n, answer in enumerate(answers)]
+    if not all(right[n] or same[n] for n in range(len(batch))):
+        return None
+    return sum(right[n] and not same[n] for n in range(len(batch)))
 
 
 def same_answer(solution: Any, mutant: Any, unjudged: set[int] | None = None) -> bool:
@@ -177,7 +189,8 @@ def same_answer(solution: Any, mutant: Any, unjudged: set[int] | None = None) ->
     if isinstance(mutant, int) and isinstance(solution, int):
         return solution == mutant
     if isinstance(mutant, float) and isinstance(solution, float):
-        return bool(np.isclose(solution, mutant, rtol=DEFAULT_RTOL, atol=DEFAULT_ATOL, equal_nan=True))
+        atol = ALIKE_ATOL * max(1.0, abs(mutant)) if math.isfinite(mutant) else 0.0
+        return bool(np.isclose(solution, mutant, rtol=ALIKE_RTOL, atol=atol, equal_nan=True))
     return type(solution) is type(mutant) and solution == mutant
 
 
@@ -193,7 +206,9 @@ def _same_array(solution: np.ndarray, mutant: np.ndarray) -> bool:
     eps = _TOLERANCES.get(solution.dtype)
     if eps is None:
         eps = _TOLERANCES[solution.dtype] = float(np.finfo(solution.dtype).eps) * EPS_UNITS
-    rtol, atol = max(DEFAULT_RTOL, eps), max(DEFAULT_ATOL, eps)
+    finite = np.abs(mutant[np.isfinite(mutant)])
+    scale = max(1.0, float(finite.max())) if finite.size else 1.0
+    rtol, atol = max(ALIKE_RTOL, eps), max(ALIKE_ATOL * scale, eps)
     # np.isclose's inf and nan handling, written out: it is the cost of replaying, called per answer.
     close = np.abs(solution - mutant) <= atol + rtol * np.abs(mutant)
     # An infinite mutant's tolerance is infinite too: only the same infinity matches it, as in np.isclose.

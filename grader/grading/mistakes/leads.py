@@ -11,7 +11,10 @@ the run names none, and each check says its own symptom.
 
 from __future__ import annotations
 
+import re
+
 from grader.exercise import Exercise, KnownMistake
+from grader.grading.symptoms import SENTENCES
 from grader.results import CheckResult, Mistake, Reason
 
 #: Failures about the answers, which a known mistake can explain (not limits, crashes or refusals).
@@ -38,6 +41,7 @@ def name_mistakes(
     for test in tests:
         if test.id in answered:
             test.mistake_id = lead
+            _drop_symptom(test)
         if test.hint_id is not None and test.hint_id == spec.hint:
             # The lead's hint is given once, for the whole run, not again under each check.
             test.hint, test.hint_id, test.hint_levels = None, None, 0
@@ -45,3 +49,16 @@ def name_mistakes(
         id=lead, mistake=spec.mistake, hint=exercise.hint_text(spec.hint), checks=answered, hint_id=spec.hint,
         hint_levels=len(exercise.hint_levels(spec.hint)),
     )  # fmt: skip
+
+
+def _drop_symptom(test: CheckResult) -> None:
+    """A check's symptom is a relationship its values show, or a guess from the size of the error; the named
+    mistake reproduces the answers themselves, so it is said instead: an "off-by-one?" or "float32 round-off?"
+    beside a mistake that is neither would mislead."""
+    if test.symptom is None or test.symptom not in SENTENCES:
+        return
+    sentence = re.escape(SENTENCES[test.symptom])
+    pattern = re.compile("\n" + re.sub(r"\\\{\w+\\\}", "[^\\n]+?", sentence))
+    if test.message is not None:
+        test.message = pattern.sub("", test.message, count=1)
+    test.symptom = None

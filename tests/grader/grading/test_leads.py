@@ -6,6 +6,7 @@ from pathlib import Path
 
 from grader.exercise import Exercise, load_exercise
 from grader.grading.mistakes.leads import name_mistakes
+from grader.grading.symptoms import SENTENCES
 from grader.results.records import CheckResult, Reason, Status
 
 KV = Path(__file__).resolve().parents[3] / "exercises" / "kv-cache-decoding"
@@ -62,3 +63,20 @@ def test_limits_are_not_explained_by_a_mistake() -> None:
     lead = name_mistakes(exercise, tests, {"worked_example": ["no-scaling"]}, exercise.known_mistakes)
     assert lead is not None and lead.checks == ["worked_example"]
     assert name_mistakes(exercise, [_result("long_sequence", Reason.TIMEOUT)], {}, []) is None
+
+
+def test_a_named_mistake_is_said_instead_of_the_checks_own_symptom() -> None:
+    exercise = _exercise()
+    off_by_one = SENTENCES["off-by-one"].format(more_less="more")
+    tests = [_result("worked_example", Reason.WRONG_ANSWER), _result("random_shapes", Reason.WRONG_ANSWER)]
+    tests[0].message, tests[0].symptom = f"bytes: expected 128, got 129\n{off_by_one}", "off-by-one"
+    tests[1].message, tests[1].symptom = f"out differs\n{SENTENCES['precision-float32']}", "precision-float32"
+    matches = {"worked_example": ["no-scaling"], "random_shapes": ["no-scaling"]}
+    lead = name_mistakes(exercise, tests, matches, exercise.known_mistakes)
+    assert lead is not None
+    assert [(t.message, t.symptom) for t in tests] == [("bytes: expected 128, got 129", None), ("out differs", None)]
+    # Without a lead, each check keeps its own.
+    alone = _result("worked_example", Reason.WRONG_ANSWER)
+    alone.message, alone.symptom = f"bytes: expected 128, got 129\n{off_by_one}", "off-by-one"
+    assert name_mistakes(exercise, [alone], {}, exercise.known_mistakes) is None
+    assert alone.symptom == "off-by-one" and off_by_one in (alone.message or "")

@@ -105,3 +105,17 @@ def test_an_answer_the_form_cannot_take_is_compared_as_it_is() -> None:
     with allowance(5.0):
         named = matching([mistake], reference, [Call("factors", (3,), batch=1, value=None)], forms={"factors": len})
     assert named == ["none"]
+
+
+def test_of_the_mistakes_explaining_every_wrong_answer_one_that_also_gives_the_right_ones_comes_first() -> None:
+    reference = _mistake("reference", "def bound(c, m):\n    return 'memory' if m > c else 'compute'\n")
+    swapped = _mistake("labels-swapped", "def bound(c, m):\n    return 'compute' if m > c else 'memory'\n")
+    tie = _mistake("tie-is-memory", "def bound(c, m):\n    return 'memory' if m >= c else 'compute'\n")
+    # The solution calls only ties memory-bound: right on (1, 2) and (2, 1), wrong on (2, 2).
+    calls = [
+        Call("bound", (1, 2), batch=1, value="memory"),
+        Call("bound", (2, 1), batch=1, value="compute"),
+        Call("bound", (2, 2), batch=1, value="memory"),
+    ]
+    with allowance(5.0):
+        assert matching([swapped, tie], reference, calls) == ["tie-is-memory", "labels-swapped"]

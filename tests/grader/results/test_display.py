@@ -15,7 +15,13 @@ def test_small_values_read_as_python_writes_them() -> None:
     assert show_value((1,)) == "(1,)"
     assert show_value({"k": (1, 2)}) == "{'k': (1, 2)}"
     assert show_value({256: b"<|eot|>", 0: b"\x00"}) == "{256: b'<|eot|>', 0: b'\\x00'}"
-    assert show_value(np.array([0.123456, 2.0])) == "array([0.1235, 2.    ])"
+    assert show_value(np.array([0.123456, 2.0])) == "array([0.123456, 2.      ])"
+
+
+def test_small_floats_are_never_shown_as_zero() -> None:
+    # A gradient of 1e-6 beside ones of order 1: rounded to a few decimals, it would read as 0.
+    assert show_value(np.array([1e-6, 1.5])) == "array([1.0e-06, 1.5e+00])"
+    assert show_value(np.float64(1.6e-4)) == "np.float64(0.00016)"
 
 
 def test_a_long_list_is_cut_with_the_count_of_what_was_left_out() -> None:
