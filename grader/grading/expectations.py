@@ -113,7 +113,7 @@ def expect_float(
         return
     if np.isfinite(want) and not np.isfinite(value):
         shown = f" where {symptoms.shown_apart(want, value)[0]} was expected" if values_shown() else ""
-        fail_values(f"{what} is {value}{shown} (inf or nan: an overflow?)", None, expected, got)
+        fail_values(f"{what} is {value}{shown} (inf or nan: an overflow, or 0/0?)", None, expected, got)
     found = symptom_of(want, value, got)
     if values_shown():
         want_text, got_text = symptoms.shown_apart(want, value)
@@ -186,10 +186,18 @@ def expect_array(
             message = f"{what} holds {values[index]} at index {index} where {expected_text} was expected"
         else:
             message = f"{what} holds inf or nan at index {index} where a finite value was expected"
-        fail_values(f"{message} (inf or nan: an overflow?)", None, want, got)
+        fail_values(f"{message} (inf or nan: an overflow, or 0/0?)", None, want, got)
     close = np.isclose(values, want, rtol=rtol, atol=atol)
     if close.all():
         return
+    lost_infinity = ~np.isfinite(want) & ~np.isnan(want) & ~close
+    if lost_infinity.any():
+        index = _first(lost_infinity)
+        if values_shown():
+            message = f"{what} holds {values[index]} at index {index} where {want[index]} was expected"
+        else:
+            message = f"{what} holds another value at index {index} where an infinity was expected"
+        fail_values(message, None, want, got)
     found = symptom_of(want, values, got)
     index = _first(~close)
     count = f"{int((~close).sum())} of {close.size} values differ"

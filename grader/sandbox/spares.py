@@ -138,7 +138,8 @@ class SpareRuns:
             except Exiting:
                 exiting = True  # nothing more to start, and nothing wrong
             except Exception:
-                log.exception("a spare run did not start")
+                if not self._closed:  # closing kills what is being started: that is no error
+                    log.exception("a spare run did not start")
             with self._changed:
                 self._starting = False
                 self._closed = self._closed or exiting

@@ -109,7 +109,7 @@ def test_a_wrong_float_says_by_how_much_and_gives_no_hint() -> None:
 def test_nan_and_inf() -> None:
     expect_float(float("nan"), float("nan"), what="x")
     assert failure(expect_float, float("inf"), 2.0, what="x").message == (
-        "x is inf where 2 was expected (inf or nan: an overflow?)"
+        "x is inf where 2 was expected (inf or nan: an overflow, or 0/0?)"
     )
     assert "expected nan, got 1" in failure(expect_float, 1.0, float("nan"), what="x").message
 
@@ -243,3 +243,12 @@ def test_scaled_tolerance_floors_atol_at_the_largest_finite_magnitude() -> None:
     assert scaled_tolerance([0.1], rtol=1e-6) == {"rtol": 1e-6, "atol": 1e-6}
     assert scaled_tolerance(np.zeros(0)) == {"rtol": 1e-9, "atol": 1e-9}
     expect_array(np.array([1000.0 + 5e-7]), [1000.0], what="g", **scaled_tolerance([1000.0]))
+
+
+def test_a_finite_value_where_an_infinity_was_expected_is_said_so() -> None:
+    lse = failure(expect_array, np.array([0.5, 0.0]), [0.5, -np.inf], what="lse")
+    assert lse.message == "lse holds 0.0 at index (1,) where -inf was expected"
+    with checking(public=False, log=CallLog()):
+        hidden = failure(expect_array, np.array([0.5, 0.0]), [0.5, -np.inf], what="lse")
+    assert hidden.message == "lse holds another value at index (1,) where an infinity was expected"
+    expect_array(np.array([0.5, -np.inf]), [0.5, -np.inf], what="lse")

@@ -210,7 +210,8 @@ def _same_array(solution: np.ndarray, mutant: np.ndarray) -> bool:
     scale = max(1.0, float(finite.max())) if finite.size else 1.0
     rtol, atol = max(ALIKE_RTOL, eps), max(ALIKE_ATOL * scale, eps)
     # np.isclose's inf and nan handling, written out: it is the cost of replaying, called per answer.
-    close = np.abs(solution - mutant) <= atol + rtol * np.abs(mutant)
+    with np.errstate(invalid="ignore"):  # inf − inf: nan, which is not close, as it should not be
+        close = np.abs(solution - mutant) <= atol + rtol * np.abs(mutant)
     # An infinite mutant's tolerance is infinite too: only the same infinity matches it, as in np.isclose.
     close &= np.isfinite(mutant)
     return bool((close | (solution == mutant) | (np.isnan(solution) & np.isnan(mutant))).all())
