@@ -285,8 +285,3 @@ def refused_after_timeout(function: str, check_title: str) -> Verdict:
         Reason.NOT_RUN,
         f"Not run: {function}() ran out of time in “{check_title}”, and this check calls it too.",
     )
-
-
-def matches_mistake(verdict: Verdict, mistake: str) -> Verdict:
-    """A failure whose answers are those of a known mistake: say which."""
-    return Verdict(verdict.status, verdict.reason, verdict.message + messages.mistake_line(mistake), verdict.ends_run)

@@ -84,11 +84,6 @@ def some_failed(failing: int, count: int, mistake: str | None = None) -> str:
     return f"{summary} Most likely mistake: {mistake}" if mistake else summary
 
 
-def mistake_line(mistake: str) -> str:
-    """What :func:`matches_mistake` adds to a check's message."""
-    return f"\nYour answers here are those of a known mistake: {mistake}"
-
-
 def size(n: int) -> str:
     return f"{n / (1 << 20):.1f} MiB" if n >= 1 << 20 else f"{n / 1024:.0f} KiB" if n >= 1024 else f"{n} bytes"
 

@@ -23,7 +23,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from grader.results.messages import mistake_line
 from grader.results.records import CheckResult, GradeResult, Mistake, Status
 
 VERSION = 3
@@ -97,8 +96,7 @@ def _test_message(check: CheckResult, mistake: Mistake | None) -> str | None:
         lead = _sentence(f"Likely mistake: {mistake.mistake}")
         parts.append(f"{lead} Hint: {mistake.hint}" if mistake.hint else lead)
     if check.message:
-        # The lead test says the mistake first; the check's own line naming it would repeat it.
-        parts.append(check.message.replace(mistake_line(mistake.mistake), "") if mistake else check.message)
+        parts.append(check.message)
     if check.hint and (mistake is None or check.hint != mistake.hint):
         parts.append(f"Hint: {check.hint}")
     if check.public:  # inputs, expected and actual values are shown of public checks only
