@@ -55,7 +55,7 @@ class _Arrays:
     """The arrays of one message, each sent once, and the memory they are sent in.
 
     The same array object reached twice is one table entry. Views into one C-contiguous array
-    (``X[t]``, ``K[:t]``, ...) share one buffer holding the span they cover, when that span is no
+    (``X[t]``, ``K[:t]``, ..., and the array itself) share one buffer holding the span they cover, when that span is no
     larger than the views themselves: a batch of calls on prefixes of one cache then sends the
     cache once, not once per call.
     """
@@ -85,17 +85,18 @@ class _Arrays:
         self.table.append([dtype_str, list(plain.shape), -1, 0])
         self._index[key] = index
         self._owned.append(array)
-        root = plain.base
-        if type(root) is np.ndarray and plain.nbytes:
-            while type(root.base) is np.ndarray:
-                root = root.base
-            if root.flags.c_contiguous:
-                group = self._groups.get(id(root))
-                if group is None:
-                    self._groups[id(root)] = [root, (index, plain)]
-                else:
-                    group.append((index, plain))
-                return index
+        # An array with no base is the root of its views: sent with them, it shares their buffer too, as
+        # ``x`` and ``x[:4]`` share memory where they were made (and where a check's calls are replayed).
+        root = plain
+        while type(root.base) is np.ndarray:
+            root = root.base
+        if plain.nbytes and root.flags.c_contiguous:
+            group = self._groups.get(id(root))
+            if group is None:
+                self._groups[id(root)] = [root, (index, plain)]
+            else:
+                group.append((index, plain))
+            return index
         self._plain.append((index, plain))
         return index
 

@@ -254,6 +254,15 @@ def test_prefixes_of_one_array_share_one_buffer_the_size_of_the_longest() -> Non
     assert back[0][0, 0] == -1.0
 
 
+def test_an_array_sent_with_its_views_shares_their_buffer() -> None:
+    x = np.arange(8.0)
+    header = _header([x, x[:4], x[2:]])
+    assert header["b"] == [x.nbytes]
+    back = wire.decode(_body([x, x[:4], x[2:]]))
+    back[0][3] = -1.0  # what a solution writing into x does to the views it was given with it
+    assert back[1][3] == -1.0 and back[2][1] == -1.0
+
+
 def test_rows_picked_far_apart_are_sent_alone_not_with_the_rows_between() -> None:
     rows = np.arange(3000.0).reshape(1000, 3)
     header = _header([rows[0], rows[999]])
