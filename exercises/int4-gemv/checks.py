@@ -228,14 +228,15 @@ def gemv_random(student: Student, rng: np.random.Generator) -> None:
 
 @check("The inputs are left unchanged", hint="no-mutation")
 def inputs_unchanged(student: Student, rng: np.random.Generator) -> None:
-    q = rng.integers(0, 16, size=(4, 16)).astype(np.uint8)
+    q = rng.integers(0, 16, size=(4, 16)).astype(np.uint8)[:]
     # Views of one array in one crossing: a call that changes its view changes what the later calls see.
-    # (Row slices only: they are views of one buffer in the sandbox too, where a column slice is a copy.)
+    # Only views reach the sandbox as views of one buffer: row slices (a column slice arrives as a copy),
+    # and the whole matrix as the view [:] (the array itself would arrive as a buffer of its own).
     parts = [q[2:], q[1:3], q, q[:1]]
     labels = ["the last two rows", "the middle rows", "the whole matrix", "the first row"]
     for part, label, got in zip(parts, labels, student.pack_int4.each([(p,) for p in parts]), strict=True):
         expect_packed(got, part, f"the packed bytes of {label}, after other calls on the same matrix")
-    x, packed, scales, zeros, _ = random_case(rng, 4, 16, 4)
+    x, packed, scales, zeros = (part[:] for part in random_case(rng, 4, 16, 4)[:4])
     calls: list[Case] = [(x, packed, scales, zeros, 4), (x, packed[:2], scales[:2], zeros[:2], 4),
                          (x, packed[1:], scales[1:], zeros[1:], 4), (x, packed, scales, zeros, 4)]  # fmt: skip
     labels = ["the whole matrix", "its first rows", "its last rows", "the whole matrix again"]
