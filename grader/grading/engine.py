@@ -228,8 +228,9 @@ def _diagnosed(outcome: Checked, exercise: Exercise, check: Check, student: Stud
     if reason not in ABOUT_THE_ANSWERS or not runs.diagnose:
         return outcome
     suspects = runs.suspects()  # derived once per exercise version: a cost of its own, not of this run's diagnosis
+    began = time.thread_time()
     try:
-        with allowance(runs.diagnosis_until - time.thread_time()):
+        with allowance(runs.diagnosis_left):
             found = (
                 matching(suspects, exercise.reference_code, student.log.calls, runs.history, exercise.answer_forms)
                 if suspects
@@ -240,6 +241,8 @@ def _diagnosed(outcome: Checked, exercise: Exercise, check: Check, student: Stud
                 outcome = with_pattern(outcome, exercise, student.log.calls)
     except OutOfTime:
         runs.matches.setdefault(check.id, [])  # unknown, so no mistake explains this check: none can lead
+    finally:
+        runs.diagnosis_left -= time.thread_time() - began
     return outcome
 
 

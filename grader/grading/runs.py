@@ -8,7 +8,6 @@ function that ran out of time.
 from __future__ import annotations
 
 import threading
-import time
 
 from grader.exercise import Exercise, KnownMistake
 from grader.grading import verdicts
@@ -77,8 +76,8 @@ class Runs:
         self.matches: dict[str, list[str]] = {}
         #: The calls the current runner has answered, in order: a mutant that keeps state replays them first.
         self.history: list[Call] = []
-        #: Until when (this thread's CPU time) the run's mistakes may be diagnosed.
-        self.diagnosis_until = time.thread_time() + DIAGNOSIS_SECONDS
+        #: The CPU time left for diagnosing the run's failing checks: their own, not the checks' (spent apart).
+        self.diagnosis_left = DIAGNOSIS_SECONDS
 
     def suspects(self) -> list[KnownMistake]:
         """The mistakes that explain every failing check so far, known ones first: only those can still lead."""

@@ -181,8 +181,8 @@ def _copy_array(array: np.ndarray, memo: dict[int, Any], held: set[int]) -> np.n
     root = array
     while isinstance(root.base, np.ndarray):
         root = root.base
-    if root is array or not root.flags.c_contiguous:
-        return array.copy()
+    if root is array or not root.flags.c_contiguous or not array.flags.c_contiguous:
+        return array.copy()  # as the wire sends it: only C-contiguous views of a C-contiguous root share
     root_copy = memo.get(id(root))
     if root_copy is None:
         root_copy = memo[id(root)] = root.copy()  # the root lives on as the views' base: its id stays its own

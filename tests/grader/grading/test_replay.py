@@ -5,10 +5,12 @@ from __future__ import annotations
 import threading
 import time
 
+import numpy as np
 import pytest
 
 from grader.exercise import KnownMistake
 from grader.grading.mistakes import OutOfTime, allowance, matching
+from grader.grading.mistakes.replay import copy_plain
 from grader.grading.proxy import Call
 
 REFERENCE = "def step(n):\n    i = 0\n    while i < n:\n        i += 1\n    return i\n"
@@ -119,3 +121,12 @@ def test_of_the_mistakes_explaining_every_wrong_answer_one_that_also_gives_the_r
     ]
     with allowance(5.0):
         assert matching([swapped, tie], reference, calls) == ["tie-is-memory", "labels-swapped"]
+
+
+def test_replayed_arguments_share_memory_as_the_wire_delivers_them() -> None:
+    a = np.arange(12.0).reshape(3, 4)
+    whole, rows, columns = copy_plain([a, a[1:], a[:, :2]], {}, set())
+    rows[0, 0] = -1.0  # the array and its C-contiguous row slice share, as they arrive from the wire
+    assert whole[1, 0] == -1.0
+    columns[0, 0] = -2.0  # a strided view is sent as a copy of its own: it shares nothing
+    assert whole[0, 0] == 0.0
