@@ -252,3 +252,16 @@ def test_a_finite_value_where_an_infinity_was_expected_is_said_so() -> None:
         hidden = failure(expect_array, np.array([0.5, 0.0]), [0.5, -np.inf], what="lse")
     assert hidden.message == "lse holds another value at index (1,) where an infinity was expected"
     expect_array(np.array([0.5, -np.inf]), [0.5, -np.inf], what="lse")
+
+
+def test_expect_ints_takes_a_tuple_or_a_list_where_a_tuple_is_expected() -> None:
+    order = [(0, 0), (1, 0), (0, 1)]
+    expect_ints([(0, 0), [1, 0], (np.int64(0), 1)], order, what="order")
+    assert failure(expect_ints, [(0, 0, 0), (1, 0), (0, 1)], order, what="order").message.startswith(
+        "order should be a tuple of 2 ints (or a list) (at [0]), got"
+    )
+    assert failure(expect_ints, ((0, 0), (1, 0), (0, 1)), order, what="order").message.startswith(
+        "order should be a list of lists of ints, got"
+    )
+    wrong = failure(expect_ints, [(0, 0), (0, 1), (1, 0)], order, what="order")
+    assert wrong.message == "order: expected [(0, 0), (1, 0), (0, 1)], got [[0, 0], [0, 1], [1, 0]]"
