@@ -84,6 +84,8 @@ const history = new History({
 layout.onConsoleTab = (id) => {
   if (id === "ctab-history") history.refresh();
 };
+// Where a course page's "your runs" link leads: this exercise with its History open.
+if (location.hash === "#history") layout.showConsole("ctab-history");
 new Playground({
   url: data.tries_url,
   example: data.try_example,

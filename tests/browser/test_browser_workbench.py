@@ -133,6 +133,12 @@ def test_the_last_result_survives_a_reload_and_the_history_opens_old_code_as_a_d
     page.get_by_role("button", name="Compare with the reference solution").click()
     expect(page.locator("#compare-title")).to_contain_text("The reference solution")
     expect(page.get_by_role("button", name="Restore this code")).to_be_hidden()
+    # A course page's "your runs" leads to the exercise with its History open.
+    exercise_url = page.url.split("#")[0]
+    page.goto("about:blank")
+    page.goto(f"{exercise_url}#history")
+    expect(page.get_by_role("tab", name="History")).to_have_attribute("aria-selected", "true")
+    expect(page.locator("#history .history-item")).to_have_count(2)
 
 
 def test_a_run_in_progress_is_re_attached_after_a_reload(page: Page) -> None:
