@@ -65,9 +65,11 @@ def test_a_flood_from_one_address_holds_its_share_and_waits_its_turns(
     honest = learner_at(cluster, "127.0.0.3")
     try:
         answers = flood(attackers, 10, sleeping(1.0))
+        (started,) = cluster.rows("SELECT COUNT(*) FROM submissions WHERE started_at IS NOT NULL")[0]
         statuses = Counter(answer.status_code for answer in answers)
-        # Four waiting per cookie (a run that starts meanwhile makes room for one more); refused with a reason.
-        assert set(statuses) == {202, 429} and 12 <= statuses[202] <= 15, statuses
+        # Four waiting per cookie, and each run that started meanwhile made room for one more (how many did
+        # depends on how busy the machine is); the rest refused with a reason.
+        assert set(statuses) == {202, 429} and 12 <= statuses[202] <= 12 + started, (statuses, started)
         refusals = [answer.json()["error"]["message"] for answer in answers if answer.status_code == 429]
         assert any("You already have 4 runs waiting" in message for message in refusals)
 

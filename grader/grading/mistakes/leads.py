@@ -53,12 +53,11 @@ def name_mistakes(
 
 def _drop_symptom(test: CheckResult) -> None:
     """A check's symptom is a relationship its values show, or a guess from the size of the error; the named
-    mistake reproduces the answers themselves, so it is said instead: an "off-by-one?" or "float32 round-off?"
-    beside a mistake that is neither would mislead."""
-    if test.symptom is None or test.symptom not in SENTENCES:
+    mistake reproduces the answers themselves, so the student is told it instead: an "off-by-one?" or "float32
+    round-off?" beside a mistake that is neither would mislead. The symptom's kind stays on the result, for the
+    instructor's count of what wrong answers showed."""
+    if test.symptom is None or test.symptom not in SENTENCES or test.message is None:
         return
     sentence = re.escape(SENTENCES[test.symptom])
     pattern = re.compile("\n" + re.sub(r"\\\{\w+\\\}", "[^\\n]+?", sentence))
-    if test.message is not None:
-        test.message = pattern.sub("", test.message, count=1)
-    test.symptom = None
+    test.message = pattern.sub("", test.message, count=1)
