@@ -75,6 +75,7 @@ def test_a_flood_from_one_address_holds_its_share_and_waits_its_turns(
 
         accepted = honest.post(URL, json={"code": reference()})
         assert accepted.status_code == 202, accepted.text
+        (started_then,) = cluster.rows("SELECT COUNT(*) FROM submissions WHERE started_at IS NOT NULL")[0]
         events = list(stream_events(honest, accepted.json()["events_url"]))
         assert events[-1]["event"] == "done" and events[-1]["data"]["status"] == "pass"
     finally:
@@ -85,8 +86,9 @@ def test_a_flood_from_one_address_holds_its_share_and_waits_its_turns(
     (started,) = cluster.rows("SELECT started_at FROM submissions WHERE id = :id", id=honest_id)[0]
     others = [moment for (moment,) in cluster.rows("SELECT started_at FROM submissions WHERE id != :id", id=honest_id)]
     before = sum(1 for moment in others if moment is not None and moment < started)
-    # At most one run per cookie in line ahead of it, and the two being graded when it came.
-    assert before <= 5 and len(others) - before >= 7, (before, len(others))
+    # Ahead of it: the runs started by the time it came (two at a time; more on a busy machine, whose flood took
+    # longer) and at most one run per cookie in line; the rest of the backlog after it.
+    assert before <= started_then + 3 and len(others) - before >= 7, (before, started_then, len(others))
 
     def all_graded() -> bool:
         return all(status == "pass" for (status,) in cluster.rows("SELECT status FROM submissions"))
