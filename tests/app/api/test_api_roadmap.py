@@ -46,7 +46,8 @@ def listed(page: str) -> list[tuple[str, str]]:
 
 def panel(page: str) -> tuple[str, str, str]:
     """The "next up" panel: (why, slug, its text)."""
-    found = re.search(r'<section class="card next-up"[^>]*data-slug="([\w-]+)" data-why="(\w+)">(.*?)</section>', page, re.S)
+    found = re.search(r'<section class="card next-up"[^>]*data-slug="([\w-]+)" data-why="(\w+)">(.*?)</section>',
+                      page, re.S)  # fmt: skip
     assert found, "the roadmap shows what to open next"
     return found[2], found[1], re.sub(r"<[^>]+>|\s+", " ", found[3])
 
@@ -67,7 +68,7 @@ def test_the_roadmap_lists_a_section_easy_to_hard_with_its_progress_and_difficul
     steps = re.findall(r'<li class="step difficulty-(\w+)" data-status="([\w-]+)"( data-solved)?', page)
     assert steps == [("easy", "not-started", ""), ("easy", "solved", " data-solved"), ("medium", "not-started", "")]
     card = re.search(r'<a class="card exercise-card" href="/exercises/rope"[^>]*>(.*?)</a>', page, re.S)
-    assert 'data-solved' in card[0] and "Solved:" in card[1] and "1 run" in card[1]
+    assert "data-solved" in card[0] and "Solved:" in card[1] and "1 run" in card[1]
 
 
 def test_a_failed_run_makes_an_exercise_attempted_until_it_is_solved(client: httpx.Client) -> None:

@@ -56,7 +56,7 @@ def test_a_section_has_a_page_with_its_description_its_exercises_and_the_section
     section = client.get("/sections/efficient-inference-compression")
     assert section.status_code == 200
     text = section.text
-    assert "<h1 id=\"section-title\">Efficient Inference &amp; Compression</h1>" in text
+    assert '<h1 id="section-title">Efficient Inference &amp; Compression</h1>' in text
     assert "Making a trained model cheap to run." in text and "Small steps" not in text
     assert '<li aria-current="page">Section 2 of 2</li>' in text
     assert re.findall(r'<a class="card exercise-card" href="/exercises/([\w-]+)"', text) == [SLUG]
