@@ -181,9 +181,6 @@ class RoadmapSection:
         """Where ``slug`` stands in the section, counting from 1."""
         return next(n for n, entry in enumerate(self.entries, start=1) if entry.slug == slug)
 
-    def solved_count(self, solved: Container[str]) -> int:
-        return sum(1 for slug in self.slugs if slug in solved)
-
     def difficulty_counts(self) -> list[tuple[str, int]]:
         """How many exercises of each difficulty, easy to hard (others after, in the order met)."""
         counts: dict[str, int] = dict.fromkeys(DIFFICULTIES, 0)
