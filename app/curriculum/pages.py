@@ -99,7 +99,6 @@ def router(templates: Jinja2Templates) -> APIRouter:
             request,
             "profile.html",
             {
-                "progress": progress,
                 "difficulties": DIFFICULTIES,
                 "rows": rows,
                 "totals": totals,

@@ -56,7 +56,10 @@ class Learner:
 def open_context(browser: Browser, base_url: str, problems: Problems, *, state: dict | None = None,
                  viewport: dict | None = None, scheme: str = "light") -> BrowserContext:  # fmt: skip
     context = browser.new_context(
-        base_url=base_url, viewport=viewport or WIDE, color_scheme=scheme, storage_state=state  # type: ignore[arg-type]
+        base_url=base_url,
+        viewport=viewport or WIDE,
+        color_scheme=scheme,
+        storage_state=state,  # type: ignore[arg-type]
     )
     context.on("console", problems.on_console)
     context.on("weberror", lambda error: problems.messages.append(f"page error: {error.error}"))
@@ -147,7 +150,7 @@ def test_search_and_filters_narrow_the_whole_curriculum_without_reloading_and_li
     page.get_by_label("Tag", exact=True).select_option("kv-cache")
     serving = in_roadmap_order(
         curriculum,
-        lambda e: e.section.title == "Serving Systems" and e.config.difficulty == "hard" and "kv-cache" in e.config.tags,
+        lambda e: (e.section.title, e.config.difficulty) == ("Serving Systems", "hard") and "kv-cache" in e.config.tags,
     )
     assert serving == ["block-cow", "radix-cache-lru"]
     expect_list(page, serving, total)
@@ -267,7 +270,8 @@ def test_a_section_card_opens_its_page_with_its_description_and_its_exercises_ea
     expect(page.get_by_role("heading", level=1)).to_have_text("Serving Systems")
     # An exercise's breadcrumb leads back to its section.
     page.goto("/exercises/rope")
-    page.get_by_role("navigation", name="Breadcrumb").get_by_role("link", name="Efficient Inference & Compression").click()
+    crumbs = page.get_by_role("navigation", name="Breadcrumb")
+    crumbs.get_by_role("link", name="Efficient Inference & Compression").click()
     expect(page).to_have_url(re.compile("/sections/efficient-inference-compression$"))
     context.close()
     assert learner.problems.messages == []
@@ -294,7 +298,8 @@ def test_the_profile_shows_solved_per_section_and_difficulty_runs_and_a_calendar
     active = calendar.locator('td[data-level]:not([data-level="0"])')
     expect(active).to_have_count(1)
     expect(active).to_have_attribute("title", re.compile(r": 2 runs$"))
-    expect(calendar.locator("td[data-level]")).to_have_count(7 * 52 + page.evaluate("() => new Date().getUTCDay() || 7"))
+    days_this_week = page.evaluate("() => new Date().getUTCDay() || 7")  # Monday to today, in UTC
+    expect(calendar.locator("td[data-level]")).to_have_count(7 * 52 + days_this_week)
     runs = page.get_by_role("heading", name="Latest runs").locator("xpath=..").locator("li")
     expect(runs).to_have_count(2)
     expect(runs.first.locator(".status")).to_have_text("failed")
