@@ -1,6 +1,6 @@
 // Bundles static/src into static/dist (git-ignored): the pages' modules, one style sheet, KaTeX fonts, Swagger UI.
 //
-// The exercise page is an ES module split into chunks: what every page needs loads at once, and
+// The exercise page (and the roadmap's filters) are ES modules split into chunks: what every page needs loads at once, and
 // what only some visits use (KaTeX when a statement has math, vim keys, the diff view) is a chunk
 // of its own, fetched when first used. Chunk and font names carry a content hash; the entry files
 // are addressed with ?v=<version>, a hash of the whole build. Each text file is also written
@@ -18,7 +18,7 @@ await rm(outdir, { recursive: true, force: true });
 await mkdir(outdir, { recursive: true });
 const pages = await esbuild.build({
   ...common,
-  entryPoints: { exercise: "static/src/exercise.js" },
+  entryPoints: { exercise: "static/src/exercise.js", roadmap: "static/src/roadmap.js" },
   format: "esm",
   splitting: true,
   chunkNames: "chunks/[name]-[hash]",

@@ -6,12 +6,14 @@ each with its file and field), so that its author, trying it on the page, reads 
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Container, Iterable
 from dataclasses import dataclass
 
 from pydantic import BaseModel, Field
 
-from grader.exercise import BrokenExercise, Exercise, roadmap_key
+from app.curriculum.progress import first_unsolved_after
+from grader.exercise import DIFFICULTIES, BrokenExercise, Exercise, roadmap_key
 
 
 class FunctionInfo(BaseModel):
@@ -38,6 +40,7 @@ class ExerciseSummary(BaseModel):
     slug: str
     title: str
     section: str
+    section_url: str = Field(description="The section's page: its description and its exercises.")
     difficulty: str
     tags: list[str]
     order: int
@@ -72,7 +75,8 @@ class ExerciseDetail(ExerciseSummary):
 def summary(exercise: Exercise, solved: bool) -> ExerciseSummary:
     c = exercise.config
     return ExerciseSummary(
-        slug=exercise.slug, title=c.title, section=c.section, difficulty=c.difficulty, tags=list(c.tags),
+        slug=exercise.slug, title=c.title, section=c.section, section_url=section_url(exercise.section.slug),
+        difficulty=c.difficulty, tags=list(c.tags),
         order=c.order, summary=c.summary, solved=solved, url=f"/exercises/{exercise.slug}",
         api_url=f"/api/exercises/{exercise.slug}",
     )  # fmt: skip
@@ -124,13 +128,16 @@ class RoadmapEntry:
     tags: list[str]
     order: int
     problems: list[str]
+    #: The names of the functions it asks for (what the roadmap's search also looks in).
+    functions: list[str]
 
     @classmethod
     def of(cls, exercise: Exercise | BrokenExercise) -> RoadmapEntry:
         if isinstance(exercise, BrokenExercise):
-            return cls(exercise.slug, exercise.title, "", "", [], exercise.order, list(exercise.problems))
+            return cls(exercise.slug, exercise.title, "", exercise.difficulty, [], exercise.order,
+                       list(exercise.problems), [])  # fmt: skip
         c = exercise.config
-        return cls(exercise.slug, c.title, c.summary, c.difficulty, list(c.tags), c.order, [])
+        return cls(exercise.slug, c.title, c.summary, c.difficulty, list(c.tags), c.order, [], exercise.function_names)
 
 
 def in_order(exercises: Iterable[Exercise]) -> list[Exercise]:
@@ -141,13 +148,13 @@ def in_order(exercises: Iterable[Exercise]) -> list[Exercise]:
 def next_exercise(exercises: Iterable[Exercise], slug: str, solved: Container[str]) -> Exercise | None:
     """What to open after solving ``slug``: the first unsolved exercise after it in roadmap order,
     else the first unsolved one before it (the learner skipped it), else None."""
-    ordered = in_order(exercises)
-    here = next((n for n, e in enumerate(ordered) if e.slug == slug), len(ordered))
-    around = ordered[here + 1 :] + ordered[:here]
-    return next((e for e in around if e.slug not in solved), None)
+    by_slug = {e.slug: e for e in exercises}
+    after = first_unsolved_after([e.slug for e in in_order(by_slug.values())], slug, solved)
+    return None if after is None else by_slug[after]
 
 
-DIFFICULTIES = ("easy", "medium", "hard")
+def section_url(slug: str) -> str:
+    return f"/sections/{slug}"
 
 
 @dataclass(frozen=True)
@@ -158,9 +165,21 @@ class RoadmapSection:
     entries: list[RoadmapEntry]
     #: What the section is about, from ``sections.toml`` (empty without one).
     summary: str = ""
+    #: Its name in its page's address.
+    slug: str = ""
 
-    def solved_count(self, solved: Container[str]) -> int:
-        return sum(1 for e in self.entries if not e.problems and e.slug in solved)
+    @property
+    def url(self) -> str:
+        return section_url(self.slug)
+
+    @property
+    def slugs(self) -> list[str]:
+        """Its exercises that load, in order."""
+        return [e.slug for e in self.entries if not e.problems]
+
+    def position(self, slug: str) -> int:
+        """Where ``slug`` stands in the section, counting from 1."""
+        return next(n for n, entry in enumerate(self.entries, start=1) if entry.slug == slug)
 
     def difficulty_counts(self) -> list[tuple[str, int]]:
         """How many exercises of each difficulty, easy to hard (others after, in the order met)."""
@@ -170,6 +189,21 @@ class RoadmapSection:
                 counts[entry.difficulty] = counts.get(entry.difficulty, 0) + 1
         return [(name, n) for name, n in counts.items() if n]
 
+    def solved_by_difficulty(self, solved: Container[str]) -> dict[str, tuple[int, int]]:
+        """For each difficulty, easy to hard: how many of its exercises that load are solved, of how many."""
+        tally = {name: (0, 0) for name in DIFFICULTIES}
+        for entry in self.entries:
+            if not entry.problems:
+                done, total = tally.get(entry.difficulty, (0, 0))
+                tally[entry.difficulty] = (done + (entry.slug in solved), total + 1)
+        return tally
+
+
+def tag_counts(sections: Iterable[RoadmapSection]) -> list[tuple[str, int]]:
+    """Every tag of the roadmap's exercises with how many carry it, alphabetically."""
+    counts = Counter(tag for section in sections for entry in section.entries for tag in entry.tags)
+    return sorted(counts.items(), key=lambda item: (item[0].casefold(), item[0]))
+
 
 def roadmap(exercises: Iterable[Exercise], broken: Iterable[BrokenExercise] = ()) -> list[RoadmapSection]:
     """The roadmap's sections, each with its exercises, the ones that do not load among them."""
@@ -178,7 +212,7 @@ def roadmap(exercises: Iterable[Exercise], broken: Iterable[BrokenExercise] = ()
     for item in sorted(every, key=roadmap_key):
         section = item.section
         if section.title not in grouped:
-            grouped[section.title] = RoadmapSection(section.title, [], section.summary)
+            grouped[section.title] = RoadmapSection(section.title, [], section.summary, section.slug)
         grouped[section.title].entries.append(RoadmapEntry.of(item))
     return list(grouped.values())
 

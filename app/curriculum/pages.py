@@ -1,4 +1,5 @@
-"""The HTML pages: the roadmap and each exercise (or, for one that does not load, why not)."""
+"""The HTML pages: the roadmap, each section, each exercise (or, for one that does not load, why not), and the
+learner's profile."""
 
 from __future__ import annotations
 
@@ -8,14 +9,34 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 
-from app.curriculum.catalog import detail, roadmap
+from app.curriculum.calendar import calendar, first_day
+from app.curriculum.catalog import RoadmapEntry, RoadmapSection, detail, roadmap, tag_counts
 from app.curriculum.live import LiveExercises, live_exercises
+from app.curriculum.profile import daily_counts, recent_runs, run_counts, solved_table
+from app.curriculum.progress import LearnerProgress, Status, learner_progress, next_up
 from app.learners import learner_id
+from app.models import utcnow
 from app.services import Services, services
 from app.web import ApiError
+from grader.exercise import DIFFICULTIES
 
 ServicesDep = Annotated[Services, Depends(services)]
 LiveDep = Annotated[LiveExercises | None, Depends(live_exercises)]
+
+
+Standing = tuple[list[RoadmapSection], LearnerProgress]
+
+
+def standing(request: Request, app: Services, live: LiveExercises | None) -> Standing:
+    """The roadmap's sections, and where the request's learner stands on them."""
+    learner = learner_id(request)
+    exercises = list(app.exercises.values())  # one look: a reload may change the dict meanwhile
+    sections = roadmap(exercises, list(live.broken.values()) if live is not None else [])
+    return sections, learner_progress(app.sessions, learner, app.submissions.solved(learner))
+
+
+def entries_by_slug(sections: list[RoadmapSection]) -> dict[str, tuple[RoadmapSection, RoadmapEntry]]:
+    return {entry.slug: (section, entry) for section in sections for entry in section.entries}
 
 
 def router(templates: Jinja2Templates) -> APIRouter:
@@ -23,17 +44,71 @@ def router(templates: Jinja2Templates) -> APIRouter:
 
     @pages.get("/")
     def roadmap_page(request: Request, app: ServicesDep, live: LiveDep) -> HTMLResponse:
-        solved = app.submissions.solved(learner_id(request))
-        exercises = list(app.exercises.values())  # one look: a reload may change the dict meanwhile
-        grouped = roadmap(exercises, list(live.broken.values()) if live is not None else [])
+        sections, progress = standing(request, app, live)
+        ordered = [slug for section in sections for slug in section.slugs]
+        up = next_up(ordered, progress) if ordered else None
         return templates.TemplateResponse(
             request,
             "roadmap.html",
             {
-                "sections": grouped,
-                "solved": solved,
-                "solved_count": sum(1 for e in exercises if e.slug in solved),
-                "total": len(exercises),
+                "sections": sections,
+                "progress": progress,
+                "next_up": up,
+                "next_place": entries_by_slug(sections)[up.slug] if up else None,
+                "tags": tag_counts(sections),
+                "difficulties": DIFFICULTIES,
+                "statuses": list(Status),
+                "solved_count": progress.count(Status.SOLVED, ordered),
+                "attempted_count": progress.count(Status.ATTEMPTED, ordered),
+                "total": len(ordered),
+            },
+        )
+
+    @pages.get("/sections/{slug}")
+    def section_page(slug: str, request: Request, app: ServicesDep, live: LiveDep) -> HTMLResponse:
+        sections, progress = standing(request, app, live)
+        place = next((n for n, section in enumerate(sections) if section.slug == slug), None)
+        if place is None:
+            raise ApiError(404, f"There is no section “{slug}”.")
+        section = sections[place]
+        up = next_up(section.slugs, progress) if section.slugs else None
+        return templates.TemplateResponse(
+            request,
+            "section.html",
+            {
+                "section": section,
+                "number": place + 1,
+                "section_count": len(sections),
+                "progress": progress,
+                "next_up": up,
+                "next_place": entries_by_slug([section])[up.slug] if up else None,
+                "previous_section": sections[place - 1] if place > 0 else None,
+                "next_section": sections[place + 1] if place + 1 < len(sections) else None,
+            },
+        )
+
+    @pages.get("/profile")
+    def profile_page(request: Request, app: ServicesDep, live: LiveDep) -> HTMLResponse:
+        sections, progress = standing(request, app, live)
+        learner = learner_id(request)
+        today = utcnow().date()
+        entries = entries_by_slug(sections)
+        rows, totals = solved_table(sections, progress.solved)
+        ordered = [slug for section in sections for slug in section.slugs]
+        return templates.TemplateResponse(
+            request,
+            "profile.html",
+            {
+                "difficulties": DIFFICULTIES,
+                "rows": rows,
+                "totals": totals,
+                "solved_count": progress.count(Status.SOLVED, ordered),
+                "attempted_count": progress.count(Status.ATTEMPTED, ordered),
+                "total": len(ordered),
+                "counts": run_counts(app.sessions, learner),
+                "recent": recent_runs(app.sessions, learner),
+                "titles": {slug: entry.title for slug, (_, entry) in entries.items()},
+                "calendar": calendar(daily_counts(app.sessions, learner, first_day(today)), today),
             },
         )
 

@@ -17,7 +17,7 @@ from grader.exercise.checks import (
     collect_checks,
     compared_as,
 )
-from grader.exercise.config import ExerciseConfig, FunctionSpec, MutantSpec, MutationSpec
+from grader.exercise.config import DIFFICULTIES, ExerciseConfig, FunctionSpec, MutantSpec, MutationSpec
 from grader.exercise.loading import (
     DEFAULT_EXERCISES,
     SLUG_PATTERN,
@@ -33,8 +33,9 @@ from grader.exercise.mutants import mutant_source
 from grader.exercise.statement import markdown_parser
 
 __all__ = [
-    "DEFAULT_EXERCISES", "SLUG_PATTERN", "AnswerForm", "BrokenExercise", "Check", "Exercise", "ExerciseConfig",
-    "ExerciseError", "FunctionSpec", "KnownMistake", "MutantSpec", "MutationSpec", "check", "check_rng",
+    "DEFAULT_EXERCISES", "DIFFICULTIES", "SLUG_PATTERN", "AnswerForm", "BrokenExercise", "Check", "Exercise",
+    "ExerciseConfig", "ExerciseError", "FunctionSpec", "KnownMistake", "MutantSpec", "MutationSpec", "check",
+    "check_rng",
     "collect_answer_forms", "collect_checks", "compared_as", "exercise_folders", "load_each_exercise",
     "load_exercise", "load_exercises",
     "load_or_explain", "markdown_parser", "mutant_source", "roadmap_key",

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from grader.exercise.hints import Hint
 from grader.sandbox import Limits
+
+Difficulty = Literal["easy", "medium", "hard"]
+#: The difficulties, easiest first: the roadmap orders each section's exercises by them.
+DIFFICULTIES: tuple[str, ...] = get_args(Difficulty)
 
 
 class FunctionSpec(BaseModel):
@@ -57,7 +61,7 @@ class ExerciseConfig(BaseModel):
 
     title: str = Field(min_length=1)
     section: str = Field(min_length=1)
-    difficulty: Literal["easy", "medium", "hard"]
+    difficulty: Difficulty
     tags: list[str] = Field(default_factory=list)
     order: int = 0
     summary: str = ""

@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from grader.exercise.checks import AnswerForm, Check, collect_answer_forms, collect_checks
-from grader.exercise.config import ExerciseConfig
+from grader.exercise.config import DIFFICULTIES, ExerciseConfig
 from grader.exercise.model import BrokenExercise, Exercise, ExerciseError, roadmap_key
 from grader.exercise.mutants import check_compiles, load_mutants
 from grader.exercise.roadmap import Section, section_of
@@ -113,13 +113,14 @@ def load_or_explain(folder: Path, *, mutants: bool = True) -> Exercise | BrokenE
     data: dict[str, Any] = {}
     with contextlib.suppress(OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         data = tomllib.loads((folder / "exercise.toml").read_text(encoding="utf-8"))
-    title, section, order = data.get("title"), data.get("section"), data.get("order")
+    title, section, order, difficulty = (data.get(k) for k in ("title", "section", "order", "difficulty"))
     named = section if isinstance(section, str) and section.strip() else "Exercises that do not load"
     return BrokenExercise(
         slug=folder.name, path=folder.resolve(), error=error,
         title=title if isinstance(title, str) and title.strip() else folder.name,
         section=section_of(folder, named, []),
         order=order if isinstance(order, int) and not isinstance(order, bool) else 0,
+        difficulty=difficulty if difficulty in DIFFICULTIES else "",
     )  # fmt: skip
 
 

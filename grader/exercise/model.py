@@ -23,7 +23,7 @@ from functools import cached_property
 from pathlib import Path
 
 from grader.exercise.checks import AnswerForm, Check
-from grader.exercise.config import ExerciseConfig
+from grader.exercise.config import DIFFICULTIES, ExerciseConfig
 from grader.exercise.hints import hint_levels
 from grader.exercise.mistakes import KnownMistake
 from grader.exercise.mutants import mutant_file, patched_file
@@ -142,14 +142,22 @@ class BrokenExercise:
     title: str
     section: Section
     order: int = 0
+    #: Its ``difficulty`` when the file says one it may ("" otherwise).
+    difficulty: str = ""
 
     @property
     def problems(self) -> list[str]:
         return self.error.problems
 
 
-def roadmap_key(exercise: Exercise | BrokenExercise) -> tuple[int, int, str]:
-    """Where an exercise sits on the roadmap: by its section's place, its ``order``, then its title."""
+def roadmap_key(exercise: Exercise | BrokenExercise) -> tuple[int, int, int, str]:
+    """Where an exercise sits on the roadmap: by its section's place, then easy to hard, then its ``order``,
+    then its title. One that does not load and names no difficulty comes after its section's hard ones."""
     if isinstance(exercise, BrokenExercise):
-        return exercise.section.rank, exercise.order, exercise.title
-    return exercise.section.rank, exercise.config.order, exercise.config.title
+        return exercise.section.rank, _difficulty_rank(exercise.difficulty), exercise.order, exercise.title
+    c = exercise.config
+    return exercise.section.rank, _difficulty_rank(c.difficulty), c.order, c.title
+
+
+def _difficulty_rank(difficulty: str) -> int:
+    return DIFFICULTIES.index(difficulty) if difficulty in DIFFICULTIES else len(DIFFICULTIES)

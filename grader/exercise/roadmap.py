@@ -7,13 +7,15 @@
     summary = "How tensors sit in memory, how gradients flow, …"
 
 An exercise names its section by title (``section`` in its ``exercise.toml``); the roadmap lists the
-sections in this file's order, and each section's exercises by their ``order``. Where there is no
+sections in this file's order, and each section's exercises from easy to hard, by their ``order``
+within a difficulty. A section's page is at ``/sections/<slug>``, its slug made from its title. Where there is no
 ``sections.toml`` (a folder of one's own exercises), sections come in the order of their first
 exercise. Where there is one, a section it does not list is a problem of the exercise that names it.
 """
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +33,15 @@ class Section:
     #: Its place on the roadmap, counting from 0; every section ranks 0 without a ``sections.toml``.
     rank: int = 0
     summary: str = ""
+
+    @property
+    def slug(self) -> str:
+        """Its name in URLs: the title's letters and digits in lower case, words joined by hyphens."""
+        return section_slug(self.title)
+
+
+def section_slug(title: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-") or "section"
 
 
 class _Entry(BaseModel):
@@ -63,10 +74,17 @@ def sections(root: Path) -> dict[str, Section] | None:
         where = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
         raise RoadmapError(f"{FILE}: {where}") from None
     listed: dict[str, Section] = {}
+    slugs: dict[str, str] = {}
     for rank, entry in enumerate(data.section):
         if entry.title in listed:
             raise RoadmapError(f"{FILE}: the section {entry.title!r} is listed twice")
-        listed[entry.title] = Section(entry.title, rank, entry.summary.strip())
+        section = Section(entry.title, rank, entry.summary.strip())
+        if section.slug in slugs:
+            raise RoadmapError(
+                f"{FILE}: the sections {slugs[section.slug]!r} and {entry.title!r} would share the address "
+                f"/sections/{section.slug}: tell them apart by a letter or a digit"
+            )
+        listed[entry.title], slugs[section.slug] = section, entry.title
     return listed
 
 
