@@ -17,16 +17,19 @@ from http.cookies import CookieError, SimpleCookie
 
 from fastapi import Request
 from itsdangerous import BadSignature, SignatureExpired, Signer, TimestampSigner
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.models import Learner
+from app.models import Learner, utcnow
 
 COOKIE_NAME = "mlkata_learner"
 DAY = 24 * 3600
 #: A returning learner's cookie older than this is issued again, so its expiry counts from the last visit.
 REISSUE_AFTER = DAY
+#: The databases the server runs on, each with its INSERT that does nothing where the row exists.
+_INSERT_OR_NOTHING = {"postgresql": postgresql.insert, "sqlite": sqlite.insert}
 #: Cookies signed before they expired: the id and a signature, no timestamp.
 _LEGACY_SALT = "mlkata.learner"
 #: A salt of its own, so neither kind of signature can pass for the other.
@@ -194,7 +197,12 @@ def client_key(request: Request) -> str:
 
 
 def ensure_learner(session: Session, learner: str) -> None:
-    """Create the learner's row the first time they submit (page views alone store nothing)."""
-    if session.get(Learner, learner) is None:
-        session.add(Learner(id=learner))
-        session.flush()
+    """Create the learner's row the first time they submit or save a draft (page views alone store nothing).
+
+    Two requests of a new learner may do it at once (a run and the draft saved as it starts): the one
+    that comes second finds the row made and does nothing, rather than failing on the duplicate.
+    """
+    if session.get(Learner, learner) is not None:
+        return
+    insert = _INSERT_OR_NOTHING[session.get_bind().dialect.name]
+    session.execute(insert(Learner).values(id=learner, created_at=utcnow()).on_conflict_do_nothing())
