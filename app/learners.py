@@ -28,8 +28,6 @@ COOKIE_NAME = "mlkata_learner"
 DAY = 24 * 3600
 #: A returning learner's cookie older than this is issued again, so its expiry counts from the last visit.
 REISSUE_AFTER = DAY
-#: The databases the server runs on, each with its INSERT that does nothing where the row exists.
-_INSERT_OR_NOTHING = {"postgresql": postgresql.insert, "sqlite": sqlite.insert}
 #: Cookies signed before they expired: the id and a signature, no timestamp.
 _LEGACY_SALT = "mlkata.learner"
 #: A salt of its own, so neither kind of signature can pass for the other.
@@ -204,5 +202,7 @@ def ensure_learner(session: Session, learner: str) -> None:
     """
     if session.get(Learner, learner) is not None:
         return
-    insert = _INSERT_OR_NOTHING[session.get_bind().dialect.name]
-    session.execute(insert(Learner).values(id=learner, created_at=utcnow()).on_conflict_do_nothing())
+    # The two databases the server runs on, each with its INSERT that does nothing where the row exists.
+    postgres = session.get_bind().dialect.name == "postgresql"
+    insert = postgresql.insert(Learner) if postgres else sqlite.insert(Learner)
+    session.execute(insert.values(id=learner, created_at=utcnow()).on_conflict_do_nothing())
