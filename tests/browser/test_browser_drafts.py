@@ -214,3 +214,22 @@ def test_a_solved_exercise_opens_with_the_passing_code_not_the_starter(
     expect(third.locator("#draft-status")).to_have_text("Your passing code")
     script.close()
     assert problems.messages == []
+
+
+def test_what_an_older_version_kept_in_this_browser_becomes_its_anonymous_learners_draft(page: Page) -> None:
+    page.goto("/")
+    page.evaluate(
+        "([slug, code]) => { localStorage.setItem(`mlkata:draft:${slug}`, code);"
+        " localStorage.setItem(`mlkata:try:${slug}`, 'kept_here()'); }",
+        [SLUG, "# kept by an older version\n" + STARTER],
+    )
+    open_exercise(page)
+    assert editor_text(page).startswith("# kept by an older version")
+    saved(page)
+    page.get_by_role("tab", name="Try it").click()
+    saved(page, "#try-draft-status")
+    assert stored_in_browser(page) == []  # on the server now, and nowhere else
+    page.reload()
+    assert editor_text(page).startswith("# kept by an older version")
+    page.get_by_role("tab", name="Try it").click()
+    assert try_text(page) == "kept_here()"
