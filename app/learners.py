@@ -17,11 +17,12 @@ from http.cookies import CookieError, SimpleCookie
 
 from fastapi import Request
 from itsdangerous import BadSignature, SignatureExpired, Signer, TimestampSigner
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.models import Learner
+from app.models import Learner, utcnow
 
 COOKIE_NAME = "mlkata_learner"
 DAY = 24 * 3600
@@ -194,7 +195,14 @@ def client_key(request: Request) -> str:
 
 
 def ensure_learner(session: Session, learner: str) -> None:
-    """Create the learner's row the first time they submit (page views alone store nothing)."""
-    if session.get(Learner, learner) is None:
-        session.add(Learner(id=learner))
-        session.flush()
+    """Create the learner's row the first time they submit or save a draft (page views alone store nothing).
+
+    Two requests of a new learner may do it at once (a run and the draft saved as it starts): the one
+    that comes second finds the row made and does nothing, rather than failing on the duplicate.
+    """
+    if session.get(Learner, learner) is not None:
+        return
+    # The two databases the server runs on, each with its INSERT that does nothing where the row exists.
+    postgres = session.get_bind().dialect.name == "postgresql"
+    insert = postgresql.insert(Learner) if postgres else sqlite.insert(Learner)
+    session.execute(insert.values(id=learner, created_at=utcnow()).on_conflict_do_nothing())

@@ -22,6 +22,7 @@ from app.courses import staff as course_staff
 from app.courses.courses import Courses
 from app.curriculum import LiveExercises, pages
 from app.db import make_engine, make_sessionmaker, upgrade
+from app.drafts import Drafts
 from app.events import EventLog, Notifier, RedisEventFeed
 from app.grading import GradingJobs, Maintenance, RateLimit, StopRequests, Submissions, Sweeper, WorkerPool
 from app.learners import ClientAddresses, LearnerCookies, LearnerMiddleware
@@ -151,6 +152,7 @@ def create_app(
     app.state.live_exercises = live
     app.state.account_kit = kit
     app.state.courses = Courses(services.sessions)
+    app.state.drafts = Drafts(services.sessions, new_per_address=settings.drafts_per_address)
     install_error_handlers(app, templates)
     app.include_router(health.router(services.health, services.metrics))
     app.include_router(api.router())

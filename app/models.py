@@ -1,4 +1,4 @@
-"""Tables: learners, their submissions, the events of each grading run, progress, accounts and courses."""
+"""Tables: learners, their submissions, the events of each grading run, progress, drafts, accounts and courses."""
 
 from __future__ import annotations
 
@@ -129,6 +129,26 @@ class Progress(Base):
     exercise: Mapped[str] = mapped_column(String(100), primary_key=True)
     solved_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     submission_id: Mapped[str | None] = mapped_column(ForeignKey("submissions.id", ondelete="SET NULL"))
+
+
+class Draft(Base):
+    """What a learner last typed into an exercise: its code (``field`` "code") or its Try it inputs ("inputs").
+
+    ``revision`` counts the saves, so a page can tell that another tab or device saved after it last looked.
+    """
+
+    __tablename__ = "drafts"
+    __table_args__ = (Index("ix_drafts_client_created", "client_key", "created_at"),)
+
+    learner_id: Mapped[str] = mapped_column(ForeignKey("learners.id", ondelete="CASCADE"), primary_key=True)
+    exercise: Mapped[str] = mapped_column(String(100), primary_key=True)
+    field: Mapped[str] = mapped_column(String(8), primary_key=True)
+    text: Mapped[str] = mapped_column(Text)
+    revision: Mapped[int] = mapped_column(Integer)
+    saved_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    # Who first saved it: new drafts are limited per client address (app.learners.ClientAddresses' keyed hash).
+    client_key: Mapped[str | None] = mapped_column(String(32), default=None)
 
 
 class Role(enum.StrEnum):

@@ -106,6 +106,12 @@ class Settings(BaseSettings):
         "addresses or networks, or * for any. Empty: none, the connection's address is the client's.",
     )
     max_code_kb: int = Field(64, ge=1, description="Largest solution accepted, in KiB.")
+    drafts_per_address: int = Field(
+        1000,
+        ge=1,
+        description="New drafts (an exercise's code or Try it inputs saved the first time) one client address may "
+        "start per hour, whatever its cookies; saving a draft again is not counted.",
+    )
     jailed: bool = Field(True, description="Run solutions in the sandbox. Turn off only for trusted code.")
     cookie_secure: bool = Field(False, description="Send the learner cookie over HTTPS only.")
     learner_cookie_days: int = Field(

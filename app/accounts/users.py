@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app.accounts.identity import email_problem, fold
 from app.accounts.passwords import Passwords, password_problem
+from app.drafts import move_drafts
 from app.models import AuthSession, Learner, Progress, Role, Submission, User, as_utc, utcnow
 
 
@@ -148,7 +149,8 @@ class Accounts:
         return account
 
     def adopt(self, anonymous: str, account: Account) -> int:
-        """Move the anonymous learner's submissions and progress to the account; return how many submissions moved."""
+        """Move the anonymous learner's submissions, progress and drafts to the account; return how many submissions
+        moved."""
         if anonymous == account.learner_id:
             return 0
         with self.sessions.begin() as session:
@@ -165,7 +167,8 @@ def _lookup(session: Session, email: str) -> User | None:
 
 
 def move_learner(session: Session, source: str, target: str) -> int:
-    """Give ``source``'s submissions and solved exercises to ``target``, keeping the earliest solve of each.
+    """Give ``source``'s submissions, solved exercises and drafts to ``target``, keeping the earliest solve of each
+    and the latest draft.
 
     ``source``'s learner row stays (a run it sends at this very moment must still find it); its cookie
     is replaced at sign-in, so nothing new reaches it.
@@ -189,4 +192,5 @@ def move_learner(session: Session, source: str, target: str) -> int:
             kept.solved_at, kept.submission_id = mine.solved_at, mine.submission_id
     session.flush()
     session.execute(delete(Progress).where(Progress.learner_id == source))
+    move_drafts(session, source, target)
     return int(moved or 0)

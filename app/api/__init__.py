@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from app.api import exercises, history, submissions
+from app.api import drafts, exercises, history, submissions
 
 
 def router() -> APIRouter:
@@ -12,4 +12,5 @@ def router() -> APIRouter:
     api.include_router(exercises.router)
     api.include_router(submissions.router)
     api.include_router(history.router)
+    api.include_router(drafts.router)
     return api

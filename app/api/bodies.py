@@ -11,7 +11,9 @@ from typing import Any
 
 from fastapi import Request
 
+from app.settings import Settings
 from app.web import ApiError
+from grader.exercise import Exercise
 
 # JSON escapes can make a body up to six times its text (\uXXXX); past this, do not even read it.
 _BODY_FACTOR = 6
@@ -75,27 +77,45 @@ def _parse_json(text: str) -> Any:
         raise ApiError(422, "The request is not JSON this server can read.") from None
 
 
+def max_code_bytes(settings: Settings, exercise: Exercise) -> int:
+    """The largest solution.py the exercise takes: the server's limit or the exercise's, whichever is smaller."""
+    return min(settings.max_code_kb, exercise.limits.source_kb) * 1024
+
+
 async def read_payload(request: Request, max_bytes: int) -> dict[str, Any]:
-    """The JSON object of a body, checked here so each problem gets a clear message and status."""
+    """The JSON object of a submission's body, checked here so each problem gets a clear message and status."""
+    payload = await _read_json(request, max_bytes, "solution.py")
+    if not isinstance(payload, dict) or not isinstance(payload.get("code"), str):
+        raise ApiError(422, 'The request must be a JSON object with the text of solution.py in "code".')
+    return payload
+
+
+async def read_object(request: Request, max_bytes: int, what: str) -> dict[str, Any]:
+    """The JSON object of a body carrying a text (``what``) of at most ``max_bytes``."""
+    payload = await _read_json(request, max_bytes, what)
+    if not isinstance(payload, dict):
+        raise ApiError(422, "The request must be a JSON object.")
+    return payload
+
+
+async def _read_json(request: Request, max_bytes: int, what: str) -> Any:
     limit = max_bytes * _BODY_FACTOR + 1024
     declared = request.headers.get("content-length", "")
+    too_large = f"{what} is larger than the limit of {max_bytes // 1024} KiB."
     if declared.isdigit() and int(declared) > limit:
-        raise ApiError(413, f"solution.py is larger than the limit of {max_bytes // 1024} KiB.")
+        raise ApiError(413, too_large)
     body = bytearray()
     async for chunk in request.stream():
         body += chunk
         if len(body) > limit:
-            raise ApiError(413, f"solution.py is larger than the limit of {max_bytes // 1024} KiB.")
+            raise ApiError(413, too_large)
     try:
         text = bytes(body).decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ApiError(
             422, f"The request is not valid UTF-8 (byte 0x{body[exc.start]:02x} at offset {exc.start})."
         ) from None
-    payload = _parse_json(text)
-    if not isinstance(payload, dict) or not isinstance(payload.get("code"), str):
-        raise ApiError(422, 'The request must be a JSON object with the text of solution.py in "code".')
-    return payload
+    return _parse_json(text)
 
 
 def text_field(payload: dict[str, Any], field: str, what: str, max_bytes: int) -> str:

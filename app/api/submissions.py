@@ -12,7 +12,7 @@ from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, Field
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
-from app.api.bodies import read_payload, require_json, text_field
+from app.api.bodies import max_code_bytes, read_payload, require_json, text_field
 from app.api.exercises import LiveDep, refuse_broken
 from app.curriculum import LiveExercises
 from app.grading import public_view
@@ -119,7 +119,7 @@ async def _accept(
         refuse_broken(live, slug)
         raise ApiError(404, f"There is no exercise {slug!r}.")
     require_json(request)
-    max_bytes = min(app.settings.max_code_kb, exercise.limits.source_kb) * 1024
+    max_bytes = max_code_bytes(app.settings, exercise)
     payload = await read_payload(request, max_bytes + (_MAX_INPUTS_BYTES if kind is SubmissionKind.TRY else 0))
     code = text_field(payload, "code", "solution.py", max_bytes)
     inputs = text_field(payload, "inputs", "Your inputs", _MAX_INPUTS_BYTES) if kind is SubmissionKind.TRY else None

@@ -14,6 +14,7 @@ from app.curriculum.catalog import RoadmapEntry, RoadmapSection, detail, roadmap
 from app.curriculum.live import LiveExercises, live_exercises
 from app.curriculum.profile import daily_counts, recent_runs, run_counts, solved_table
 from app.curriculum.progress import LearnerProgress, Status, learner_progress, next_up
+from app.drafts import DraftField, Drafts, Opening, drafts, owner_key
 from app.learners import learner_id
 from app.models import utcnow
 from app.services import Services, services
@@ -22,6 +23,7 @@ from grader.exercise import DIFFICULTIES
 
 ServicesDep = Annotated[Services, Depends(services)]
 LiveDep = Annotated[LiveExercises | None, Depends(live_exercises)]
+DraftsDep = Annotated[Drafts, Depends(drafts)]
 
 
 Standing = tuple[list[RoadmapSection], LearnerProgress]
@@ -113,7 +115,7 @@ def router(templates: Jinja2Templates) -> APIRouter:
         )
 
     @pages.get("/exercises/{slug}")
-    def exercise_page(slug: str, request: Request, app: ServicesDep, live: LiveDep) -> HTMLResponse:
+    def exercise_page(slug: str, request: Request, app: ServicesDep, live: LiveDep, store: DraftsDep) -> HTMLResponse:
         exercise = app.exercises.get(slug)
         broken = live.broken.get(slug) if live is not None and exercise is None else None
         if broken is not None:
@@ -127,6 +129,7 @@ def router(templates: Jinja2Templates) -> APIRouter:
         # Where the exercise allows it, the page offers the reference once solved; the API refuses it before
         # (403), so nothing of it is in the page.
         reference = exercise.config.show_reference_after_solving
+        opening = store.openings(learner, slug, starter=exercise.starter, example=exercise.try_example)
         page_data = {
             "slug": slug,
             "starter": exercise.starter,
@@ -135,6 +138,13 @@ def router(templates: Jinja2Templates) -> APIRouter:
             "hints_url": f"/api/exercises/{slug}/hints",
             "reference_url": f"/api/exercises/{slug}/reference" if reference else None,
             "try_example": exercise.try_example,
+            "drafts": {
+                "url": f"/api/exercises/{slug}/drafts",
+                "owner": owner_key(learner),
+                # Only an anonymous learner's page takes in what older versions kept in the browser (app.drafts).
+                "anonymous": getattr(request.state, "account", None) is None,
+                **{field.value: _opening(opening[field]) for field in DraftField},
+            },
             "last_run": None
             if last is None
             else {
@@ -148,6 +158,13 @@ def router(templates: Jinja2Templates) -> APIRouter:
             "style_nonce": request.state.csp_nonce,  # for the editor's one <style> element
         }
         info_view = {**info.model_dump(), "reference_available": reference}
-        return templates.TemplateResponse(request, "exercise.html", {"exercise": info_view, "page_data": page_data})
+        context = {"exercise": info_view, "page_data": page_data, "code": opening[DraftField.CODE].text}
+        # The page holds the learner's own code: no cache keeps it for whoever uses this browser next.
+        return templates.TemplateResponse(request, "exercise.html", context, headers={"Cache-Control": "no-store"})
 
     return pages
+
+
+def _opening(opening: Opening) -> dict[str, object]:
+    saved_at = opening.saved_at.isoformat() if opening.saved_at else None
+    return {"text": opening.text, "source": opening.source.value, "revision": opening.revision, "saved_at": saved_at}

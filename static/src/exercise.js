@@ -1,6 +1,7 @@
-// The exercise page: the layout, the editor with its saved draft and options, runs with live
-// results (shown again after a reload), Stop, hints on request, the run history and "Try it".
+// The exercise page: the layout, the editor with its draft (saved on the server) and options, runs with
+// live results (shown again after a reload), Stop, hints on request, the run history and "Try it".
 import { byId } from "./dom.js";
+import { DraftNotice, DraftSync, legacyDrafts, watchDrafts } from "./drafts.js";
 import { createEditor } from "./editor.js";
 import { Comparison, History, relativeTime } from "./history.js";
 import { Layout } from "./layout.js";
@@ -10,25 +11,16 @@ import { marksOf, ResultsPanel } from "./results.js";
 import { errorMessage, follow, getJson, run, stop } from "./runs.js";
 
 const data = JSON.parse(byId("page-data").textContent ?? "{}");
-const draftKey = `mlkata:draft:${data.slug}`;
-
-const drafts = {
-  get() {
-    try {
-      return localStorage.getItem(draftKey);
-    } catch {
-      return null; // storage disabled: drafts are simply not kept
-    }
-  },
-  set(text) {
-    try {
-      if (text === data.starter) localStorage.removeItem(draftKey);
-      else localStorage.setItem(draftKey, text);
-    } catch {
-      // storage full or disabled
-    }
-  },
-};
+const legacy = legacyDrafts(data.slug, data.drafts.anonymous);
+/** @param {string} field @param {string} status @param {() => DraftNotice} notice */
+const draftSync = (field, status, notice) =>
+  new DraftSync({
+    url: `${data.drafts.url}/${field}`,
+    owner: data.drafts.owner,
+    opening: data.drafts[field],
+    status: byId(status),
+    onElsewhere: (other, replaced) => notice().show(other, replaced),
+  });
 
 // KaTeX is a chunk of its own, fetched only when the statement has math.
 if (document.querySelector(".statement .math-inline, .statement .math-display")) {
@@ -44,24 +36,21 @@ const stopButton = byId("stop-button");
 const solvedMark = byId("solved-mark");
 const nextExercise = byId("next-exercise");
 const resultsBadge = byId("results-badge");
-let saveTimer = 0;
 let running = null; // {stop_url} of the run in progress
 let fontSize = pref("fontSize", 14);
 
+const codeDraft = draftSync("code", "draft-status", () => codeNotice);
 const editorHost = byId("editor");
 editorHost.replaceChildren();
 const editor = createEditor(editorHost, {
-  doc: drafts.get() ?? data.starter,
+  doc: data.drafts.code.text,
   label: "solution.py",
   nonce: data.style_nonce,
   describedBy: "editor-help",
   fontSize,
   wrap: pref("wrap", false),
   onRun: () => startRun({ fromEditor: true }),
-  onChange: (text) => {
-    clearTimeout(saveTimer);
-    saveTimer = setTimeout(() => drafts.set(text), 300);
-  },
+  onChange: (text) => codeDraft.changed(text),
 });
 
 const panel = new ResultsPanel({
@@ -72,6 +61,13 @@ const panel = new ResultsPanel({
   moreHint: (hintId, level) => hintLevel(`${data.hints_url}/${encodeURIComponent(hintId)}?level=${level}`),
 });
 const comparison = new Comparison({ editor, nonce: data.style_nonce, fontSize: () => fontSize });
+const codeNotice = new DraftNotice({
+  id: "draft-notice",
+  what: "your code",
+  sync: codeDraft,
+  editor,
+  compare: (code, title) => comparison.open(code, title),
+});
 const history = new History({
   url: data.submissions_url,
   comparison,
@@ -86,20 +82,28 @@ layout.onConsoleTab = (id) => {
 };
 // Where a course page's "your runs" link leads: this exercise with its History open.
 if (location.hash === "#history") layout.showConsole("ctab-history");
-new Playground({
+const inputsDraft = draftSync("inputs", "try-draft-status", () => inputsNotice);
+const playground = new Playground({
   url: data.tries_url,
   example: data.try_example,
-  slug: data.slug,
+  doc: data.drafts.inputs.text,
+  onChange: (text) => inputsDraft.changed(text),
   nonce: data.style_nonce,
   getCode: () => editor.getText(),
   fontSize,
 });
+const inputsNotice = new DraftNotice({ id: "try-draft-notice", what: "your Try it inputs", sync: inputsDraft, editor: playground.editor });
+watchDrafts({ url: data.drafts.url, owner: data.drafts.owner, syncs: { code: codeDraft, inputs: inputsDraft } });
+// What an older version kept in this browser, taken in where the server has no draft yet (one change each: undoable).
+if (legacy.code != null && data.drafts.code.source !== "draft" && legacy.code !== editor.getText()) editor.setText(legacy.code);
+if (legacy.inputs != null && data.drafts.inputs.source !== "draft" && legacy.inputs !== playground.editor.getText()) {
+  playground.editor.setText(legacy.inputs);
+}
 
 settings();
 
 byId("reset-button").addEventListener("click", () => {
   editor.setText(data.starter); // one change: Ctrl/⌘+Z brings the draft back
-  drafts.set(data.starter);
   editor.focus();
 });
 runButton.addEventListener("click", () => startRun({ fromEditor: false }));
@@ -199,9 +203,8 @@ function setRunning(run) {
 
 async function startRun({ fromEditor }) {
   if (running) return;
-  clearTimeout(saveTimer);
   const code = editor.getText();
-  drafts.set(code);
+  codeDraft.flush();
   setRunning({ stop_url: null });
   editor.clearMarks();
   comparison.view && comparison.close();

@@ -5,12 +5,14 @@ import { createEditor } from "./editor.js";
 import { run } from "./runs.js";
 
 export class Playground {
-  /** @param {{url: string, example: string, slug: string, nonce: string, getCode: () => string, fontSize: number}} options */
-  constructor({ url, example, slug, nonce, getCode, fontSize }) {
+  /**
+   * @param {{url: string, example: string, doc: string, onChange: (text: string) => void, nonce: string,
+   *   getCode: () => string, fontSize: number}} options
+   */
+  constructor({ url, example, doc, onChange, nonce, getCode, fontSize }) {
     this.url = url;
     this.example = example;
     this.getCode = getCode;
-    this.key = `mlkata:try:${slug}`;
     this.button = byId("try-button");
     this.status = byId("try-status");
     this.message = byId("try-message");
@@ -18,27 +20,14 @@ export class Playground {
     this.outputSection = byId("try-output-section");
     this.output = byId("try-output");
     this.busy = false;
-    let saved = null;
-    try {
-      saved = localStorage.getItem(this.key);
-    } catch {
-      // storage disabled
-    }
     this.editor = createEditor(byId("try-editor"), {
-      doc: saved ?? example,
+      doc,
       label: "Inputs to try",
       nonce,
       describedBy: "try-help",
       fontSize,
       onRun: () => this.run(),
-      onChange: (text) => {
-        try {
-          if (text === this.example) localStorage.removeItem(this.key);
-          else localStorage.setItem(this.key, text);
-        } catch {
-          // storage full or disabled
-        }
-      },
+      onChange,
     });
     this.button.addEventListener("click", () => this.run());
     byId("try-reset").addEventListener("click", () => this.editor.setText(this.example));

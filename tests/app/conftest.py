@@ -20,7 +20,7 @@ from app.settings import Settings
 
 TABLES = (
     "learners, submissions, submission_events, progress, users, auth_sessions, login_attempts, courses, "
-    "course_exercises, enrollments"
+    "course_exercises, enrollments, drafts"
 )
 
 
