@@ -132,9 +132,19 @@ def raised(exc: SolutionRaised, call: str, limits: Limits, *, public: bool = Tru
 
 def hidden_exception(exc: SolutionRaised, call: str) -> str:
     """What a hidden check says of an exception: its kind and line, nothing of its text."""
+    return f"{raised_where(exc, call)} (its message is not shown: this check is hidden)."
+
+
+def raised_where(exc: SolutionRaised, call: str) -> str:
+    """Which function raised what kind of exception where: all any check may say of it, hidden or public.
+
+    Checks that say the same are the same failure, said once for all of them
+    (``CheckResult.same_as``); nothing else of the exception (its message, its other frames) may
+    decide it, since a hidden check's would then show through the public one's.
+    """
     kind = exc.type if exc.type in _BUILTIN_EXCEPTIONS else "an exception of a class of its own"
     where = f" on line {exc.line} of solution.py" if exc.line else ""
-    return f"{call} raised {kind}{where} (its message is not shown: this check is hidden)."
+    return f"{call} raised {kind}{where}"
 
 
 _BUILTIN_EXCEPTIONS = frozenset(
@@ -276,6 +286,19 @@ def _wall_clock_spent(when: str, limits: Limits, cpu_seconds: float | None) -> s
 
 
 # --------------------------------------------------------------------------- the run
+
+
+def goes_on_after_timeout(message: str, function: str, limits: Limits) -> str:
+    """A first timeout's message, saying that the checks left run on in a new run: the run's time is not over."""
+    return (
+        f"{message} The checks left that do not call {function}() run next, in a new run with "
+        f"{limits.time_seconds:g} s of CPU time of its own."
+    )
+
+
+def timed_out_again(message: str, function: str) -> str:
+    """A timeout in the new run started after ``function`` ran out of time: no other run follows."""
+    return f"{message} That was the new run for the checks that do not call {function}(): no further run is started."
 
 
 def refused_after_timeout(function: str, check_title: str) -> Verdict:

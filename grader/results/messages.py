@@ -49,9 +49,9 @@ def not_run(because: Reason) -> str:
     }.get(because, "an earlier check stopped the run.")
 
 
-def timed_out_in(check_title: str, summary: str) -> str:
-    """The run's message when a check ran out of time."""
-    return f"Timed out in “{check_title}”. {summary}"
+def timed_out_in(check_titles: list[str], summary: str) -> str:
+    """The run's message when a check ran out of time, or two did (the second in the run started after the first)."""
+    return f"Timed out in {', then in '.join(f'“{title}”' for title in check_titles)}. {summary}"
 
 
 def stopped(check_title: str | None) -> str:
@@ -79,9 +79,9 @@ def all_passed(count: int) -> str:
     return f"All {count} checks passed."
 
 
-def some_failed(failing: int, count: int, mistake: str | None = None) -> str:
-    summary = f"{failing} of {count} checks did not pass."
-    return f"{summary} Most likely mistake: {mistake}" if mistake else summary
+def some_failed(failing: int, count: int) -> str:
+    """A failed run's summary: how many checks did not pass (its likely mistake is the result's own, said once)."""
+    return f"{failing} of {count} checks did not pass."
 
 
 def size(n: int) -> str:
