@@ -98,9 +98,9 @@ def checked(exercise: Exercise, check: Check, student: Student) -> Checked:
         # No hint of the check's for an exception: only a known mistake that raises the same names one.
         verdict = verdicts.raised(exc, _current_call(student), limits, public=public)
         location = Location(line=exc.line) if exc.line else None
+        way = verdicts.raised_where(exc, _current_call(student)) if verdict.reason is Reason.RAISED else None
         details = _public_details(student, None, None) if public else None
-        raised = verdicts.raised_where(exc, _current_call(student)) if verdict.reason is Reason.RAISED else None
-        return Checked(verdict, details=details, location=location, raised=raised)
+        return Checked(verdict, details=details, location=location, raised=way)
     except CallRefused as refused:
         return Checked(verdicts.refused_after_timeout(refused.function, refused.timed_out_in))
     except UnsupportedValue as exc:
