@@ -99,8 +99,9 @@ def checked(exercise: Exercise, check: Check, student: Student) -> Checked:
         verdict = verdicts.raised(exc, _current_call(student), limits, public=public)
         location = Location(line=exc.line) if exc.line else None
         way = verdicts.raised_where(exc, _current_call(student)) if verdict.reason is Reason.RAISED else None
-        shown = _public_details(student, None, None) if public else None
-        return Checked(verdict, details=shown, location=location, raised=way)
+        return Checked(
+            verdict, details=_public_details(student, None, None) if public else None, location=location, raised=way
+        )
     except CallRefused as refused:
         return Checked(verdicts.refused_after_timeout(refused.function, refused.timed_out_in))
     except UnsupportedValue as exc:
