@@ -25,6 +25,14 @@ export class ResultsPanel {
     this.placeholder = byId("results-placeholder");
     this.runMessage = byId("run-message");
     this.list = byId("checks");
+    // Failures several checks share, each said once above the checks (made here: the page's template has no place).
+    this.shared = el("section", { className: "shared-failures", attrs: { "aria-label": "Failures several checks share" } });
+    this.shared.hidden = true;
+    this.list.before(this.shared);
+    /** @type {any[]} the run's finished checks, by index */
+    this.finishedChecks = [];
+    /** The hints said while the run goes on: each once, as the finished run says them. */
+    this.liveHints = new Set();
     this.outputSection = byId("output-section");
     this.output = byId("output");
     this.outputText = "";
@@ -49,6 +57,8 @@ export class ResultsPanel {
     this.runMessage.classList.remove("mistake");
     this.runMessage.replaceChildren();
     this.list.replaceChildren();
+    this.clearShared();
+    this.liveHints = new Set();
     this.list.setAttribute("aria-busy", "true");
     this.outputText = "";
     this.output.textContent = "";
@@ -115,7 +125,20 @@ export class ResultsPanel {
   }
 
   /** One finished check (a CheckResult of the results contract). */
-  check(index, check, shownHints = new Set()) {
+  check(index, check, shownHints = this.liveHints) {
+    this.finishedChecks[index] = check;
+    const shared = sharedFailures(this.finishedChecks);
+    const failure = shared.find((group) => group.checks.includes(check));
+    // The check this one failed like was shown on its own: now the failure is said once, above them both.
+    const first = failure?.checks[0];
+    if (failure && failure.checks.length === 2 && first !== check) this.renderCheck(this.finishedChecks.indexOf(first), first, shownHints, failure);
+    this.renderCheck(index, check, shownHints, failure);
+    if (failure) this.showShared(shared);
+    this.markInProgress();
+  }
+
+  /** A check's row; a check of a shared failure says only what the failure, said above, does not. */
+  renderCheck(index, check, shownHints, failure) {
     let item = /** @type {HTMLLIElement | null} */ (this.list.querySelector(`li[data-index="${index}"]`));
     if (!item) {
       item = this.row(index, check.name);
@@ -130,8 +153,11 @@ export class ResultsPanel {
     item.querySelector(".check-meta").textContent = `${visibility}${time}`;
     for (const old of item.querySelectorAll(".check-body")) old.remove();
     const body = el("div", { className: "check-body" });
-    if (check.message) body.append(el("pre", { className: "check-message", text: check.message }));
-    if (check.location?.line) body.append(this.lineButton(check.location.line, check.location.column));
+    // A public check that raised with words of its own (its inputs in the message) still says them.
+    const said = failure && (!check.public || check.message === failure.message);
+    const message = ownMessage(check, this.finishedChecks.slice(0, index));
+    if (message && !said) body.append(el("pre", { className: "check-message", text: message }));
+    if (check.location?.line && !failure) body.append(this.lineButton(check.location.line, check.location.column));
     // A hint is said once per run: under the first check it explains, not under every one.
     if (check.hint && !shownHints.has(check.hint_id ?? check.hint)) {
       shownHints.add(check.hint_id ?? check.hint);
@@ -152,7 +178,31 @@ export class ResultsPanel {
       body.append(el("p", { className: "check-output-hidden", text: "Printed something (not shown: the check is hidden)." }));
     }
     if (body.childNodes.length) item.append(body);
-    this.markInProgress();
+  }
+
+  /** Each failure several checks share, once: what it said (a traceback, when a public check shows one), its line, its checks. */
+  showShared(shared) {
+    const total = this.list.querySelectorAll("li.check").length;
+    this.shared.replaceChildren(
+      ...shared.map((failure) => {
+        const count = failure.checks.length;
+        const which = count === total ? `All ${count} checks failed this way: ` : `${count} checks failed this way: `;
+        /** @type {HTMLElement[]} */
+        const children = [
+          el("pre", { className: "check-message", text: failure.message ?? "" }),
+          el("p", { className: "shared-failure-checks" }, [el("strong", { text: which }), document.createTextNode(failure.checks.map((c) => c.name).join(" · "))]),
+        ];
+        if (failure.location?.line) children.push(this.lineButton(failure.location.line, failure.location.column));
+        return el("div", { className: "shared-failure", attrs: { "data-check": failure.id } }, children);
+      }),
+    );
+    this.shared.hidden = shared.length === 0;
+  }
+
+  clearShared() {
+    this.finishedChecks = [];
+    this.shared.replaceChildren();
+    this.shared.hidden = true;
   }
 
   lineButton(line, column) {
@@ -217,15 +267,25 @@ export class ResultsPanel {
     this.setStatus(state, timedOutIn ? `in “${timedOutIn}”` : "");
     const shownHints = new Set();
     if (result.mistake?.hint) shownHints.add(result.mistake.hint_id ?? result.mistake.hint);
-    if (restoredAt) this.list.replaceChildren();
+    if (restoredAt) {
+      this.list.replaceChildren();
+      this.clearShared();
+    }
     for (const [index, check] of (result.tests ?? []).entries()) {
       const item = /** @type {HTMLLIElement | null} */ (this.list.querySelector(`li[data-index="${index}"]`));
-      if (!item || item.dataset.status === "pending" || item.dataset.status === "running" || check.hint) this.check(index, check, shownHints);
+      // Shown again when the verdict changed what the check said as it finished: naming the run's mistake takes its
+      // hint and its symptom off the checks it explains, which say them no more.
+      const changed = JSON.stringify(this.finishedChecks[index]) !== JSON.stringify(check);
+      if (!item || item.dataset.status === "pending" || item.dataset.status === "running" || check.hint || changed) this.check(index, check, shownHints);
     }
-    if (!result.tests?.length) this.list.replaceChildren();
+    if (!result.tests?.length) {
+      this.list.replaceChildren();
+      this.clearShared();
+    } else {
+      this.showShared(sharedFailures(this.finishedChecks)); // every row is there now: "all" is counted right
+    }
     this.progress.textContent = "";
-    const points = result.max_points ? ` · ${formatPoints(result.points)} / ${formatPoints(result.max_points)} points` : "";
-    this.summary.textContent = `${result.message ?? ""}${points} · total ${formatMs(result.duration_ms)}`;
+    this.summary.textContent = summaryOf(result);
     if (restoredAt) {
       this.lastRun.textContent = `Your last run, ${restoredAt}.`;
       this.lastRun.hidden = false;
@@ -263,14 +323,71 @@ export class ResultsPanel {
   }
 }
 
-/** The lines of solution.py a result points at, for the editor's marks. */
+/** The lines of solution.py a result points at, for the editor's marks: a failure several checks share, once. */
 export function marksOf(result) {
   const marks = [];
   if (result.location?.line) marks.push({ line: result.location.line, column: result.location.column, message: result.message ?? "" });
-  for (const check of result.tests ?? []) {
-    if (check.location?.line) marks.push({ line: check.location.line, message: `${check.name}:\n${check.message ?? ""}` });
+  const tests = result.tests ?? [];
+  const shared = sharedFailures(tests);
+  for (const check of tests) {
+    const failure = shared.find((group) => group.checks.includes(check));
+    if (failure && failure.checks[0] !== check) continue;
+    const said = failure ? `${failure.checks.length} checks failed this way` : check.name;
+    if (check.location?.line) marks.push({ line: check.location.line, message: `${said}:\n${(failure ?? check).message ?? ""}` });
   }
   return marks;
+}
+
+/**
+ * The failures several checks share (a later check's `same_as` names the first that failed the same way), in the
+ * order of their first checks: each with every check of it and what to say once, a public check's message (which
+ * can show a traceback) rather than a hidden one's.
+ * @param {any[]} tests the checks finished so far, by index (some may be missing)
+ * @returns {{id: string, message: string | null, location: any, checks: any[]}[]}
+ */
+export function sharedFailures(tests) {
+  const finished = tests.filter(Boolean);
+  const byId = new Map(finished.map((test) => [test.id, test]));
+  /** @type {Map<string, {id: string, message: string | null, location: any, checks: any[]}>} */
+  const groups = new Map();
+  for (const test of finished) {
+    const first = test.same_as ? byId.get(test.same_as) : undefined;
+    if (!first) continue;
+    if (!groups.has(first.id)) groups.set(first.id, { id: first.id, message: first.message, location: first.location, checks: [first] });
+    groups.get(first.id)?.checks.push(test);
+  }
+  for (const group of groups.values()) group.message = group.checks.find((test) => test.public && test.message)?.message ?? group.message;
+  return [...groups.values()].sort((a, b) => finished.indexOf(a.checks[0]) - finished.indexOf(b.checks[0]));
+}
+
+/**
+ * What a check's row says: its message, without the symptom's sentence (its last line) when an earlier check of
+ * the run ended with the same one: a pattern of wrong answers is said once, under the first check that shows it.
+ * @param {any} check @param {any[]} earlier the run's checks before it
+ */
+export function ownMessage(check, earlier) {
+  const message = check.message ?? "";
+  const cut = message.lastIndexOf("\n");
+  if (!check.symptom || cut < 0) return message;
+  const sentence = message.slice(cut);
+  const said = earlier.some((other) => other?.symptom === check.symptom && (other.message ?? "").endsWith(sentence));
+  return said ? message.slice(0, cut) : message;
+}
+
+/**
+ * The line under the status: the run's summary, its points and how long it took. Not a message shown in full below
+ * it (a syntax error's drawing stays whole there), not the likely mistake (said once, above the checks), and no
+ * time for a run that never ran (one stopped while it waited).
+ */
+export function summaryOf(result) {
+  const shownBelow = result.status === "error" && !result.tests?.length;
+  let message = shownBelow ? "" : (result.message ?? "");
+  // Results stored before the summary left the mistake to the result's own field still carry it.
+  if (result.mistake?.mistake) message = message.replace(` Most likely mistake: ${result.mistake.mistake}`, "");
+  const parts = message ? [message] : [];
+  if (result.max_points) parts.push(`${formatPoints(result.points)} / ${formatPoints(result.max_points)} points`);
+  if (result.duration_ms > 0) parts.push(`total ${formatMs(result.duration_ms)}`);
+  return parts.join(" · ");
 }
 
 function formatPoints(points) {
