@@ -208,16 +208,15 @@ def _run_checks(exercise: Exercise, runs: Runs, emit: EventSink, plan: _Plan) ->
                 break
             if ends_run and outcome.reason is Reason.TIMEOUT and runs.refused is None and last_call is not None:
                 runs.refuse(last_call, check.title)
-                # Checks are left that may call another function: the run goes on past its time limit, so say so.
                 if index + 1 < len(plan.checks) and len(exercise.function_names) > 1:
-                    said = verdicts.goes_on_after_timeout(outcome.message or "", last_call, exercise.limits)
-                    outcome.message = cap_text(said, MESSAGE_CHARS)
+                    _say_what_follows(
+                        outcome,
+                        messages.goes_on_after_timeout(outcome.message or "", last_call, exercise.limits.time_seconds),
+                    )
             elif ends_run:
                 stopped_by = outcome.reason
                 if outcome.reason is Reason.TIMEOUT and runs.refused is not None:
-                    outcome.message = cap_text(
-                        verdicts.timed_out_again(outcome.message or "", runs.refused[0]), MESSAGE_CHARS
-                    )
+                    _say_what_follows(outcome, messages.timed_out_again(outcome.message or "", runs.refused[0]))
         tests.append(outcome)
         emit(CheckFinished(index=index, check=outcome))
         if outcome.output:
@@ -225,6 +224,11 @@ def _run_checks(exercise: Exercise, runs: Runs, emit: EventSink, plan: _Plan) ->
         elif outcome.printed:
             emit(OutputProduced(text=messages.hidden_output_note(outcome)))
     return tests
+
+
+def _say_what_follows(outcome: CheckResult, message: str) -> None:
+    """A timeout's message, saying what the run does next: the checks left may run on past its time limit."""
+    outcome.message = cap_text(message, MESSAGE_CHARS)
 
 
 def _diagnosed(outcome: Checked, exercise: Exercise, check: Check, student: Student, runs: Runs) -> Checked:

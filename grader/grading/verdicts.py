@@ -288,19 +288,6 @@ def _wall_clock_spent(when: str, limits: Limits, cpu_seconds: float | None) -> s
 # --------------------------------------------------------------------------- the run
 
 
-def goes_on_after_timeout(message: str, function: str, limits: Limits) -> str:
-    """A first timeout's message, saying that the checks left run on in a new run: the run's time is not over."""
-    return (
-        f"{message} The checks left that do not call {function}() run next, in a new run with "
-        f"{limits.time_seconds:g} s of CPU time of its own."
-    )
-
-
-def timed_out_again(message: str, function: str) -> str:
-    """A timeout in the new run started after ``function`` ran out of time: no other run follows."""
-    return f"{message} That was the new run for the checks that do not call {function}(): no further run is started."
-
-
 def refused_after_timeout(function: str, check_title: str) -> Verdict:
     """A check after a timeout that calls the function that ran out of time."""
     return Verdict(

@@ -54,6 +54,19 @@ def timed_out_in(check_titles: list[str], summary: str) -> str:
     return f"Timed out in {', then in '.join(f'“{title}”' for title in check_titles)}. {summary}"
 
 
+def goes_on_after_timeout(message: str, function: str, seconds: float) -> str:
+    """A first timeout's message, saying that the checks left run on in a new run: the run's time is not over."""
+    return (
+        f"{message} The checks left that do not call {function}() run next, in a new run with {seconds:g} s of CPU "
+        "time of its own."
+    )
+
+
+def timed_out_again(message: str, function: str) -> str:
+    """A timeout in the new run started after ``function`` ran out of time: no other run follows."""
+    return f"{message} That was the new run for the checks that do not call {function}(): no further run is started."
+
+
 def stopped(check_title: str | None) -> str:
     """The run's message when its learner stopped it."""
     where = f" during “{check_title}”" if check_title else ""

@@ -1,8 +1,9 @@
-// The pure functions of the results panel, the history and the DOM helpers.
+// The pure functions of the results panel (and what it says once), the history and the DOM helpers.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { formatMs } from "../../static/src/dom.js";
-import { marksOf, ownMessage, sharedFailures, summaryOf } from "../../static/src/results.js";
+import { marksOf } from "../../static/src/results.js";
+import { ownMessage, sharedFailures, summaryOf } from "../../static/src/said-once.js";
 
 test("formatMs: milliseconds under a second, seconds past it, nothing for no time", () => {
   assert.equal(formatMs(12.4), "12 ms");
