@@ -1,9 +1,10 @@
 """What a student reads about a run that is not a check's own verdict: one place for each sentence.
 
-A run's summary, why a check did not run, a stopped run, a solution that cannot be graded, a
-hidden check's withheld details. Messages say what happened and what to do, never blame the
-student for the grader's problems, and name the limit that was reached. The verdicts built from
-them (which case, which reason, whether the run ends) are :mod:`grader.grading.verdicts`'.
+A run's summary, why a check did not run, what runs on after a timeout, a stopped run, a solution
+that cannot be graded, a hidden check's withheld details. Messages say what happened and what to
+do, never blame the student for the grader's problems, and name the limit that was reached. The
+verdicts built from them (which case, which reason, whether the run ends) are
+:mod:`grader.grading.verdicts`'.
 """
 
 from __future__ import annotations
