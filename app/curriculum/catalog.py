@@ -24,7 +24,10 @@ class FunctionInfo(BaseModel):
 
 
 class LimitsInfo(BaseModel):
-    time_seconds: float = Field(description="CPU time for the whole run, every process of the solution together.")
+    time_seconds: float = Field(
+        description="CPU time for a run, every process of the solution together; after a timeout, the checks that do "
+        "not call the function that ran out of time run in a new run with as much again."
+    )
     memory_mb: int
     output_kb: int
     source_kb: int

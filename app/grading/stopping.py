@@ -17,12 +17,19 @@ from redis.exceptions import RedisError
 
 from app.events import EventLog
 from app.grading.jobs import GradingJobs, internal_error
-from app.models import Submission, SubmissionKind
+from app.models import Submission, SubmissionKind, as_utc, utcnow
 from grader.exercise import Exercise
 from grader.grading import stopped_result
 from grader.results import CheckResult, EventType, Reason, Status, TriedValue, TryResult, messages
 
 log = logging.getLogger(__name__)
+
+
+def _ran_ms(submission: Submission) -> float:
+    """How long the run had been graded when it was stopped: 0 for one still waiting in the queue."""
+    if submission.started_at is None:
+        return 0.0
+    return round(max(0.0, (utcnow() - as_utc(submission.started_at)).total_seconds() * 1000), 1)
 
 
 class StopRequests:
@@ -62,13 +69,15 @@ class StopRequests:
             values = [TriedValue.model_validate(e.data["value"]) for e in events if e.type == EventType.VALUE]
             return TryResult(
                 exercise=submission.exercise, status=Status.ERROR, reason=Reason.STOPPED, values=values,
-                message=messages.try_stopped(),
+                message=messages.try_stopped(), duration_ms=_ran_ms(submission),
             )  # fmt: skip
         checks = [CheckResult.model_validate(e.data["check"]) for e in events if e.type == EventType.CHECK]
         exercise = self.exercises.get(submission.exercise)
         if exercise is None:
             return internal_error(submission.exercise, messages.exercise_gone(submission.exercise))
-        return stopped_result(exercise, checks)
+        result = stopped_result(exercise, checks)
+        result.duration_ms = _ran_ms(submission)
+        return result
 
     def start(self) -> None:
         """With Redis, in a process that grades: act on stop requests sent by any web process."""

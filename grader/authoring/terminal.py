@@ -13,10 +13,15 @@ def print_result(result: GradeResult, console: Console) -> None:
     if result.output:
         console.print("[dim]output while loading:[/]")
         console.print(escape(result.output.rstrip()))
+    by_id = {test.id: test for test in result.tests}
     for test in result.tests:
         mark = "[green]✓[/]" if test.status is Status.PASS else "[red]✗[/]"
         console.print(f"{mark} {escape(test.name)}")
-        if test.message:
+        first = by_id.get(test.same_as) if test.same_as else None
+        if first is not None and (not test.public or test.message == first.message):
+            # The same failure as an earlier check's, said there: a starter's traceback once, not under every check.
+            console.print(f"    [dim]failed as “{escape(first.name)}” did[/]")
+        elif test.message:
             console.print("    " + escape(test.message).replace("\n", "\n    "))
         if test.withheld_message:
             # The command line is the author's view: what the exercise tried to say, and why it was not said.

@@ -64,6 +64,7 @@ class Checked:
     location: Location | None = None  # the line of solution.py that raised
     symptom: str | None = None
     withheld: str | None = None  # a hidden check's own message, when it showed the check's values
+    raised: str | None = None  # which function raised what where (verdicts.raised_where): the same failure if equal
 
 
 def checked(exercise: Exercise, check: Check, student: Student) -> Checked:
@@ -97,7 +98,10 @@ def checked(exercise: Exercise, check: Check, student: Student) -> Checked:
         # No hint of the check's for an exception: only a known mistake that raises the same names one.
         verdict = verdicts.raised(exc, _current_call(student), limits, public=public)
         location = Location(line=exc.line) if exc.line else None
-        return Checked(verdict, details=_public_details(student, None, None) if public else None, location=location)
+        way = verdicts.raised_where(exc, _current_call(student)) if verdict.reason is Reason.RAISED else None
+        return Checked(
+            verdict, details=_public_details(student, None, None) if public else None, location=location, raised=way
+        )
     except CallRefused as refused:
         return Checked(verdicts.refused_after_timeout(refused.function, refused.timed_out_in))
     except UnsupportedValue as exc:

@@ -151,9 +151,9 @@ def _grade(
     if not failing:
         return GradeResult(status=Status.PASS, reason=Reason.PASSED, message=messages.all_passed(len(tests)), **common)
     worst = next((t for t in failing if t.reason in verdicts.ABOUT_THE_RUN), failing[0])
-    message = messages.some_failed(len(failing), len(tests), lead.mistake if lead else None)
+    message = messages.some_failed(len(failing), len(tests))
     if worst.reason is Reason.TIMEOUT:
-        message = messages.timed_out_in(worst.name, message)
+        message = messages.timed_out_in([t.name for t in tests if t.reason is Reason.TIMEOUT], message)
     return GradeResult(status=Status.FAIL, reason=worst.reason, message=message, mistake=lead, **common)
 
 
@@ -193,6 +193,7 @@ def _run_checks(exercise: Exercise, runs: Runs, emit: EventSink, plan: _Plan) ->
     """
     tests: list[CheckResult] = []
     stopped_by: Reason | None = None
+    first_raised: dict[str, str] = {}  # how a check raised (verdicts.raised_where) → the first check that did
     for index, check in enumerate(plan.checks):
         if runs.stop.requested or (plan.until_failure and tests and tests[-1].status is not Status.PASS):
             break
@@ -202,13 +203,20 @@ def _run_checks(exercise: Exercise, runs: Runs, emit: EventSink, plan: _Plan) ->
                 message=messages.not_run(stopped_by), public=check.public, points=0, duration_ms=0,
             )  # fmt: skip
         else:
-            outcome, ends_run, last_call = _run_check(exercise, check, runs)
+            outcome, ends_run, last_call = _run_check(exercise, check, runs, first_raised)
             if runs.stop.requested:
                 break
             if ends_run and outcome.reason is Reason.TIMEOUT and runs.refused is None and last_call is not None:
                 runs.refuse(last_call, check.title)
+                if index + 1 < len(plan.checks) and len(exercise.function_names) > 1:
+                    _say_what_follows(
+                        outcome,
+                        messages.goes_on_after_timeout(outcome.message or "", last_call, exercise.limits.time_seconds),
+                    )
             elif ends_run:
                 stopped_by = outcome.reason
+                if outcome.reason is Reason.TIMEOUT and runs.refused is not None:
+                    _say_what_follows(outcome, messages.timed_out_again(outcome.message or "", runs.refused[0]))
         tests.append(outcome)
         emit(CheckFinished(index=index, check=outcome))
         if outcome.output:
@@ -216,6 +224,11 @@ def _run_checks(exercise: Exercise, runs: Runs, emit: EventSink, plan: _Plan) ->
         elif outcome.printed:
             emit(OutputProduced(text=messages.hidden_output_note(outcome)))
     return tests
+
+
+def _say_what_follows(outcome: CheckResult, message: str) -> None:
+    """A timeout's message, saying what the run does next: the checks left may run on past its time limit."""
+    outcome.message = cap_text(message, MESSAGE_CHARS)
 
 
 def _diagnosed(outcome: Checked, exercise: Exercise, check: Check, student: Student, runs: Runs) -> Checked:
@@ -246,8 +259,14 @@ def _diagnosed(outcome: Checked, exercise: Exercise, check: Check, student: Stud
     return outcome
 
 
-def _run_check(exercise: Exercise, check: Check, runs: Runs) -> tuple[CheckResult, bool, str | None]:
-    """Run one check; return its result, whether the run must stop, and the function it called last."""
+def _run_check(
+    exercise: Exercise, check: Check, runs: Runs, first_raised: dict[str, str]
+) -> tuple[CheckResult, bool, str | None]:
+    """Run one check; return its result, whether the run must stop, and the function it called last.
+
+    ``first_raised`` is the first check to fail each way an exception was raised; a check failing
+    the same way points at it (``same_as``), and a check that is the first is added to it.
+    """
     refused = {runs.refused[0]: runs.refused[1]} if runs.refused else {}
     student = Student(exercise.function_names, runs.current, runs.budget.crossing, refused=refused)
     began = time.monotonic()
@@ -271,6 +290,9 @@ def _run_check(exercise: Exercise, check: Check, runs: Runs) -> tuple[CheckResul
         hint=exercise.hint_text(hint_id), hint_id=hint_id, hint_levels=len(exercise.hint_levels(hint_id)),
         details=outcome.details, location=outcome.location, symptom=outcome.symptom,
         withheld_message=cap_text(outcome.withheld, MESSAGE_CHARS),
+        same_as=first_raised.get(outcome.raised) if outcome.raised else None,
     )  # fmt: skip
+    if outcome.raised:
+        first_raised.setdefault(outcome.raised, check.id)
     last = student.log.last()
     return result, verdict.ends_run, last[0] if last else None

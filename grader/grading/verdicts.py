@@ -132,9 +132,19 @@ def raised(exc: SolutionRaised, call: str, limits: Limits, *, public: bool = Tru
 
 def hidden_exception(exc: SolutionRaised, call: str) -> str:
     """What a hidden check says of an exception: its kind and line, nothing of its text."""
+    return f"{raised_where(exc, call)} (its message is not shown: this check is hidden)."
+
+
+def raised_where(exc: SolutionRaised, call: str) -> str:
+    """Which function raised what kind of exception where: all any check may say of it, hidden or public.
+
+    Checks that say the same are the same failure, said once for all of them
+    (``CheckResult.same_as``); nothing else of the exception (its message, its other frames) may
+    decide it, since a hidden check's would then show through the public one's.
+    """
     kind = exc.type if exc.type in _BUILTIN_EXCEPTIONS else "an exception of a class of its own"
     where = f" on line {exc.line} of solution.py" if exc.line else ""
-    return f"{call} raised {kind}{where} (its message is not shown: this check is hidden)."
+    return f"{call} raised {kind}{where}"
 
 
 _BUILTIN_EXCEPTIONS = frozenset(

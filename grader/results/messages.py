@@ -1,9 +1,10 @@
 """What a student reads about a run that is not a check's own verdict: one place for each sentence.
 
-A run's summary, why a check did not run, a stopped run, a solution that cannot be graded, a
-hidden check's withheld details. Messages say what happened and what to do, never blame the
-student for the grader's problems, and name the limit that was reached. The verdicts built from
-them (which case, which reason, whether the run ends) are :mod:`grader.grading.verdicts`'.
+A run's summary, why a check did not run, what runs on after a timeout, a stopped run, a solution
+that cannot be graded, a hidden check's withheld details. Messages say what happened and what to
+do, never blame the student for the grader's problems, and name the limit that was reached. The
+verdicts built from them (which case, which reason, whether the run ends) are
+:mod:`grader.grading.verdicts`'.
 """
 
 from __future__ import annotations
@@ -49,9 +50,22 @@ def not_run(because: Reason) -> str:
     }.get(because, "an earlier check stopped the run.")
 
 
-def timed_out_in(check_title: str, summary: str) -> str:
-    """The run's message when a check ran out of time."""
-    return f"Timed out in “{check_title}”. {summary}"
+def timed_out_in(check_titles: list[str], summary: str) -> str:
+    """The run's message when a check ran out of time, or two did (the second in the run started after the first)."""
+    return f"Timed out in {', then in '.join(f'“{title}”' for title in check_titles)}. {summary}"
+
+
+def goes_on_after_timeout(message: str, function: str, seconds: float) -> str:
+    """A first timeout's message, saying that the checks left run on in a new run: the run's time is not over."""
+    return (
+        f"{message} The checks left that do not call {function}() run next, in a new run with {seconds:g} s of CPU "
+        "time of its own."
+    )
+
+
+def timed_out_again(message: str, function: str) -> str:
+    """A timeout in the new run started after ``function`` ran out of time: no other run follows."""
+    return f"{message} That was the new run for the checks that do not call {function}(): no further run is started."
 
 
 def stopped(check_title: str | None) -> str:
@@ -79,9 +93,9 @@ def all_passed(count: int) -> str:
     return f"All {count} checks passed."
 
 
-def some_failed(failing: int, count: int, mistake: str | None = None) -> str:
-    summary = f"{failing} of {count} checks did not pass."
-    return f"{summary} Most likely mistake: {mistake}" if mistake else summary
+def some_failed(failing: int, count: int) -> str:
+    """A failed run's summary: how many checks did not pass (its likely mistake is the result's own, said once)."""
+    return f"{failing} of {count} checks did not pass."
 
 
 def size(n: int) -> str:

@@ -105,6 +105,11 @@ class CheckResult(BaseModel):
         description="A hidden check's own message that showed the check's values: withheld from the student (who "
         "reads a plain one), kept for instructors and the exercise's author.",
     )
+    same_as: str | None = Field(
+        None,
+        description="The id of the first check that failed the same way (the same function raised the same exception "
+        "on the same line): a page says that failure once, for all of them.",
+    )
 
     def for_student(self) -> CheckResult:
         """This check as the student may see it: without what hidden checks printed or withheld (for instructors)."""

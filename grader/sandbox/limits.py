@@ -11,7 +11,11 @@ class Limits(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     time_seconds: float = Field(
-        10.0, gt=0, le=300, description="CPU time for the whole run: every process of the solution, in every check."
+        10.0,
+        gt=0,
+        le=300,
+        description="CPU time for a run: every process of the solution, in every check. After a timeout, the checks "
+        "that do not call the function that ran out of time run in a new run with as much again (a second ends it).",
     )
     wall_clock_factor: float = Field(
         5.0, ge=1, le=20, description="The wall-clock limit, as a multiple of time_seconds: a backstop for waiting."

@@ -1,6 +1,7 @@
 // The results panel and status line: each check appears as soon as its event arrives; while a run
 // goes on, the time it has taken and the check in progress; after it, the lines to look at.
 import { byId, el, formatMs } from "./dom.js";
+import { ownMessage, sharedFailures, summaryOf } from "./said-once.js";
 
 const STATUS_TEXT = {
   idle: "idle", sending: "sending…", queued: "queued", running: "running", pass: "passed", fail: "failed",
@@ -25,6 +26,14 @@ export class ResultsPanel {
     this.placeholder = byId("results-placeholder");
     this.runMessage = byId("run-message");
     this.list = byId("checks");
+    // Failures several checks share, each said once above the checks (made here: the page's template has no place).
+    this.shared = el("section", { className: "shared-failures", attrs: { "aria-label": "Failures several checks share" } });
+    this.shared.hidden = true;
+    this.list.before(this.shared);
+    /** @type {any[]} the run's finished checks, by index */
+    this.finishedChecks = [];
+    /** The hints said while the run goes on: each once, as the finished run says them. */
+    this.liveHints = new Set();
     this.outputSection = byId("output-section");
     this.output = byId("output");
     this.outputText = "";
@@ -49,6 +58,8 @@ export class ResultsPanel {
     this.runMessage.classList.remove("mistake");
     this.runMessage.replaceChildren();
     this.list.replaceChildren();
+    this.clearShared();
+    this.liveHints = new Set();
     this.list.setAttribute("aria-busy", "true");
     this.outputText = "";
     this.output.textContent = "";
@@ -115,7 +126,20 @@ export class ResultsPanel {
   }
 
   /** One finished check (a CheckResult of the results contract). */
-  check(index, check, shownHints = new Set()) {
+  check(index, check, shownHints = this.liveHints) {
+    this.finishedChecks[index] = check;
+    const shared = sharedFailures(this.finishedChecks);
+    const failure = shared.find((group) => group.checks.includes(check));
+    // The check this one failed like was shown on its own: now the failure is said once, above them both.
+    const first = failure?.checks[0];
+    if (failure && failure.checks.length === 2 && first !== check) this.renderCheck(this.finishedChecks.indexOf(first), first, shownHints, failure);
+    this.renderCheck(index, check, shownHints, failure);
+    if (failure) this.showShared(shared);
+    this.markInProgress();
+  }
+
+  /** A check's row; a check of a shared failure says only what the failure, said above, does not. */
+  renderCheck(index, check, shownHints, failure) {
     let item = /** @type {HTMLLIElement | null} */ (this.list.querySelector(`li[data-index="${index}"]`));
     if (!item) {
       item = this.row(index, check.name);
@@ -130,8 +154,11 @@ export class ResultsPanel {
     item.querySelector(".check-meta").textContent = `${visibility}${time}`;
     for (const old of item.querySelectorAll(".check-body")) old.remove();
     const body = el("div", { className: "check-body" });
-    if (check.message) body.append(el("pre", { className: "check-message", text: check.message }));
-    if (check.location?.line) body.append(this.lineButton(check.location.line, check.location.column));
+    // A public check that raised with words of its own (its inputs in the message) still says them.
+    const said = failure && (!check.public || check.message === failure.message);
+    const message = ownMessage(check, this.finishedChecks.slice(0, index));
+    if (message && !said) body.append(el("pre", { className: "check-message", text: message }));
+    if (check.location?.line && !failure) body.append(this.lineButton(check.location.line, check.location.column));
     // A hint is said once per run: under the first check it explains, not under every one.
     if (check.hint && !shownHints.has(check.hint_id ?? check.hint)) {
       shownHints.add(check.hint_id ?? check.hint);
@@ -152,7 +179,31 @@ export class ResultsPanel {
       body.append(el("p", { className: "check-output-hidden", text: "Printed something (not shown: the check is hidden)." }));
     }
     if (body.childNodes.length) item.append(body);
-    this.markInProgress();
+  }
+
+  /** Each failure several checks share, once: what it said (a traceback, when a public check shows one), its line, its checks. */
+  showShared(shared) {
+    const total = this.list.querySelectorAll("li.check").length;
+    this.shared.replaceChildren(
+      ...shared.map((failure) => {
+        const count = failure.checks.length;
+        const which = count === total ? `All ${count} checks failed this way: ` : `${count} checks failed this way: `;
+        /** @type {HTMLElement[]} */
+        const children = [
+          el("pre", { className: "check-message", text: failure.message ?? "" }),
+          el("p", { className: "shared-failure-checks" }, [el("strong", { text: which }), document.createTextNode(failure.checks.map((c) => c.name).join(" · "))]),
+        ];
+        if (failure.location?.line) children.push(this.lineButton(failure.location.line, failure.location.column));
+        return el("div", { className: "shared-failure", attrs: { "data-check": failure.id } }, children);
+      }),
+    );
+    this.shared.hidden = shared.length === 0;
+  }
+
+  clearShared() {
+    this.finishedChecks = [];
+    this.shared.replaceChildren();
+    this.shared.hidden = true;
   }
 
   lineButton(line, column) {
@@ -217,15 +268,25 @@ export class ResultsPanel {
     this.setStatus(state, timedOutIn ? `in “${timedOutIn}”` : "");
     const shownHints = new Set();
     if (result.mistake?.hint) shownHints.add(result.mistake.hint_id ?? result.mistake.hint);
-    if (restoredAt) this.list.replaceChildren();
+    if (restoredAt) {
+      this.list.replaceChildren();
+      this.clearShared();
+    }
     for (const [index, check] of (result.tests ?? []).entries()) {
       const item = /** @type {HTMLLIElement | null} */ (this.list.querySelector(`li[data-index="${index}"]`));
-      if (!item || item.dataset.status === "pending" || item.dataset.status === "running" || check.hint) this.check(index, check, shownHints);
+      // Shown again when the verdict changed what the check said as it finished: naming the run's mistake takes its
+      // hint and its symptom off the checks it explains, which say them no more.
+      const changed = JSON.stringify(this.finishedChecks[index]) !== JSON.stringify(check);
+      if (!item || item.dataset.status === "pending" || item.dataset.status === "running" || check.hint || changed) this.check(index, check, shownHints);
     }
-    if (!result.tests?.length) this.list.replaceChildren();
+    if (!result.tests?.length) {
+      this.list.replaceChildren();
+      this.clearShared();
+    } else {
+      this.showShared(sharedFailures(this.finishedChecks)); // every row is there now: "all" is counted right
+    }
     this.progress.textContent = "";
-    const points = result.max_points ? ` · ${formatPoints(result.points)} / ${formatPoints(result.max_points)} points` : "";
-    this.summary.textContent = `${result.message ?? ""}${points} · total ${formatMs(result.duration_ms)}`;
+    this.summary.textContent = summaryOf(result);
     if (restoredAt) {
       this.lastRun.textContent = `Your last run, ${restoredAt}.`;
       this.lastRun.hidden = false;
@@ -263,18 +324,19 @@ export class ResultsPanel {
   }
 }
 
-/** The lines of solution.py a result points at, for the editor's marks. */
+/** The lines of solution.py a result points at, for the editor's marks: a failure several checks share, once. */
 export function marksOf(result) {
   const marks = [];
   if (result.location?.line) marks.push({ line: result.location.line, column: result.location.column, message: result.message ?? "" });
-  for (const check of result.tests ?? []) {
-    if (check.location?.line) marks.push({ line: check.location.line, message: `${check.name}:\n${check.message ?? ""}` });
+  const tests = result.tests ?? [];
+  const shared = sharedFailures(tests);
+  for (const check of tests) {
+    const failure = shared.find((group) => group.checks.includes(check));
+    if (failure && failure.checks[0] !== check) continue;
+    const said = failure ? `${failure.checks.length} checks failed this way` : check.name;
+    if (check.location?.line) marks.push({ line: check.location.line, message: `${said}:\n${(failure ?? check).message ?? ""}` });
   }
   return marks;
-}
-
-function formatPoints(points) {
-  return Number.isInteger(points) ? String(points) : points.toFixed(1);
 }
 
 function capitalize(text) {

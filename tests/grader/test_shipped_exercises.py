@@ -50,5 +50,15 @@ def test_the_starter_fails_every_check_by_raising_and_is_given_no_hint(
     assert result.mistake is None and result.points == 0
 
 
+@pytest.mark.parametrize("slug", SLUGS)
+def test_the_starter_s_exception_is_said_once_per_function_not_once_per_check(
+    shipped_grades: ShippedGrades, slug: str
+) -> None:
+    result = shipped_grades.starter(slug)
+    first = [t.id for t in result.tests if t.same_as is None]
+    assert 1 <= len(first) <= len(shipped_grades.exercises[slug].config.functions), first
+    assert all(t.same_as in first for t in result.tests if t.same_as is not None)
+
+
 def test_the_kv_starter_says_what_to_write_first(shipped_grades: ShippedGrades) -> None:
     assert "raised NotImplementedError: compute q, k and v" in (shipped_grades.starter(KV_SLUG).tests[0].message or "")

@@ -52,6 +52,9 @@ def test_stop_ends_a_hanging_run_at_once_with_the_verdict_stopped(client: httpx.
     result = events[-1]["data"]["result"]
     assert result["reason"] == "stopped" and result["message"].startswith("Stopped during")
     assert {t["reason"] for t in result["tests"]} <= {"stopped", "not_run", "passed"}
+    # It says how long it ran before it was stopped, never "0 ms": it had started.
+    assert result["duration_ms"] > 0
+    assert client.get(accepted["result_url"]).json()["duration_ms"] == result["duration_ms"]
     # The server grades the next run as usual: nothing else was harmed.
     after = submit(client, reference_code()).json()
     assert read_events(client, after["events_url"])[-1]["data"]["status"] == "pass"

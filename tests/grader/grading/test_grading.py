@@ -284,16 +284,18 @@ def adds_again(student):
 """
 
 
+TWO_FUNCTIONS_FILES = {
+    "exercise.toml": TWO_FUNCTIONS_TOML,
+    "checks.py": TWO_FUNCTIONS_CHECKS,
+    "reference.py": "def add(a, b):\n    return a + b\n\ndef double(a):\n    return 2 * a\n",
+    "starter.py": "def add(a, b):\n    pass\n\ndef double(a):\n    pass\n",
+}
+
+
 def test_after_a_timeout_the_checks_of_other_functions_still_run_in_a_fresh_run(
     make_exercise: Callable[..., Path],
 ) -> None:
-    files = {
-        "exercise.toml": TWO_FUNCTIONS_TOML,
-        "checks.py": TWO_FUNCTIONS_CHECKS,
-        "reference.py": "def add(a, b):\n    return a + b\n\ndef double(a):\n    return 2 * a\n",
-        "starter.py": "def add(a, b):\n    pass\n\ndef double(a):\n    pass\n",
-    }
-    exercise = load_exercise(make_exercise(files=files))
+    exercise = load_exercise(make_exercise(files=TWO_FUNCTIONS_FILES))
     hanging = "def add(a, b):\n    while True:\n        pass\n\ndef double(a):\n    return 2 * a\n"
     result = grade(exercise, hanging)
     assert [(t.id, t.reason) for t in result.tests] == [
@@ -303,6 +305,74 @@ def test_after_a_timeout_the_checks_of_other_functions_still_run_in_a_fresh_run(
     ]
     assert result.points == 1
     assert "ran out of time in “Adds”" in (result.tests[2].message or "")
+    # What the timeout says is true: the run goes on past its 1 s, and it says so and for what.
+    assert (result.tests[0].message or "").endswith(
+        "The checks left that do not call add() run next, in a new run with 1 s of CPU time of its own."
+    )
+    assert result.message == "Timed out in “Adds”. 2 of 3 checks did not pass."
+
+
+def test_a_second_timeout_says_it_was_the_new_run_and_the_summary_names_both(
+    make_exercise: Callable[..., Path],
+) -> None:
+    exercise = load_exercise(make_exercise(files=TWO_FUNCTIONS_FILES))
+    both_hang = "def add(a, b):\n    while True:\n        pass\n\ndef double(a):\n    while True:\n        pass\n"
+    result = grade(exercise, both_hang)
+    first, second, third = result.tests
+    assert (first.reason, second.reason, third.reason) == (Reason.TIMEOUT, Reason.TIMEOUT, Reason.NOT_RUN)
+    assert "in a new run with 1 s of CPU time of its own" in (first.message or "")
+    assert (second.message or "").startswith("Time limit exceeded during double(): the run used up its 1 s")
+    assert (second.message or "").endswith(
+        "That was the new run for the checks that do not call add(): no further run is started."
+    )
+    assert result.message == "Timed out in “Adds”, then in “Doubles”. 3 of 3 checks did not pass."
+
+
+def test_a_timeout_in_the_last_check_promises_no_new_run(make_exercise: Callable[..., Path]) -> None:
+    exercise = load_exercise(make_exercise(files=TWO_FUNCTIONS_FILES))
+    last_hangs = "def add(a, b):\n    if a == 1:\n        while True:\n            pass\n    return a + b\n\n"
+    result = grade(exercise, last_hangs + "def double(a):\n    return 2 * a\n")
+    assert [t.reason for t in result.tests] == [Reason.PASSED, Reason.PASSED, Reason.TIMEOUT]
+    assert "new run" not in (result.tests[2].message or "")
+
+
+STARTER_KV_HEAD = "worked_example"  # the first check of attend_step, public: its traceback is the one said
+STARTER_BYTES_HEAD = "cache_bytes_examples"
+
+
+def test_every_check_the_starter_fails_the_same_way_points_at_the_first_that_did(kv_exercise: Exercise) -> None:
+    result = grade(kv_exercise, kv_exercise.starter)
+    heads = [t for t in result.tests if t.same_as is None]
+    # One failure per function that is not written yet, each said once, with a traceback, by its first check.
+    assert [t.id for t in heads] == [STARTER_KV_HEAD, STARTER_BYTES_HEAD]
+    for head, line in zip(heads, (12, 17), strict=True):
+        assert head.public and f'File "solution.py", line {line}' in (head.message or "")
+        assert head.location is not None and head.location.line == line
+    by_id = {t.id: t for t in result.tests}
+    for test in result.tests:
+        if test.same_as is not None:
+            head = by_id[test.same_as]
+            assert head.same_as is None and result.tests.index(head) < result.tests.index(test)
+            assert test.location == head.location and test.reason is head.reason is Reason.RAISED
+    assert sum(t.same_as == STARTER_KV_HEAD for t in result.tests) == 9
+    assert sum(t.same_as == STARTER_BYTES_HEAD for t in result.tests) == 1
+
+
+def test_checks_that_raise_differently_are_not_the_same_failure(adder: Exercise) -> None:
+    # The two checks raise on different lines: two failures, each said where it happened.
+    two_lines = "def add(a, b):\n    if a > 100:\n        raise ValueError('big')\n    raise ValueError('small')\n"
+    assert [t.same_as for t in grade(adder, two_lines).tests] == [None, None]
+    # The same line, another type: not the same either.
+    two_types = "def add(a, b):\n    raise (ValueError if a > 100 else TypeError)('no')\n"
+    assert [t.same_as for t in grade(adder, two_types).tests] == [None, None]
+
+
+def test_a_hidden_check_joins_a_public_failure_by_type_and_line_alone(adder: Exercise) -> None:
+    # Its message carries the check's inputs: whether it equals the public one's must not decide anything.
+    echoing = "def add(a, b):\n    raise ValueError(f'{a} and {b}')\n"
+    public, hidden = grade(adder, echoing).tests
+    assert "ValueError: 2 and 3" in (public.message or "")
+    assert hidden.same_as == "small_numbers" and str(10**30) not in (hidden.message or "")
 
 
 def test_stop_kills_the_run_at_once_and_the_verdict_is_stopped(make_exercise: Callable[..., Path]) -> None:

@@ -31,3 +31,24 @@ def test_markup_in_a_solutions_output_is_shown_as_written() -> None:
                         duration_ms=1, output="[red]not red[/red]\n")  # fmt: skip
     assert "[red]not red[/red]" in _render(GradeResult(status=Status.PASS, reason=Reason.PASSED, exercise="x",
                                                        tests=[check]))  # fmt: skip
+
+
+def test_a_failure_an_earlier_check_had_is_not_said_again() -> None:
+    traceback = 'f() raised NotImplementedError (solution.py, line 2)\n  File "solution.py", line 2, in f'
+    common = {"status": Status.FAIL, "reason": Reason.RAISED, "points": 0, "duration_ms": 1}
+    first = CheckResult(name="First", id="first", message=traceback, public=True, **common)
+    hidden = CheckResult(
+        name="Hidden",
+        id="hidden",
+        message="f() raised NotImplementedError on line 2 of solution.py "
+        "(its message is not shown: this check is hidden).",
+        public=False,
+        same_as="first",
+        **common,
+    )
+    own = CheckResult(name="Own words", id="own", message="f() raised NotImplementedError: n=3 (solution.py, line 2)",
+                      public=True, same_as="first", **common)  # fmt: skip
+    text = _render(GradeResult(status=Status.FAIL, reason=Reason.RAISED, exercise="x", tests=[first, hidden, own]))
+    assert text.count('File "solution.py", line 2') == 1
+    assert "✗ Hidden\n    failed as “First” did\n" in text
+    assert "n=3" in text  # a public check's own words are its own
