@@ -62,7 +62,8 @@ class ExerciseConfig(BaseModel):
     title: str = Field(min_length=1)
     section: str = Field(min_length=1)
     difficulty: Difficulty
-    tags: list[str] = Field(default_factory=list)
+    #: Lowercase words joined by "-", so that one tag is spelt one way (the roadmap filters by tag).
+    tags: list[Annotated[str, Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")]] = Field(default_factory=list)
     order: int = 0
     summary: str = ""
     functions: list[FunctionSpec] = Field(min_length=1)

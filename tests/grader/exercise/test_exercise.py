@@ -139,3 +139,9 @@ def test_an_unnamed_mistake_is_no_candidate_for_naming(make_exercise: Callable[.
     exercise = load_exercise(make_exercise(files=files))
     assert set(exercise.mutant_sources) == {"minus", "times"}
     assert [m.name for m in exercise.known_mistakes] == ["times"]
+
+
+def test_a_tag_is_lowercase_words_joined_by_hyphens(make_exercise: Callable[..., Path]) -> None:
+    toml = ADDER_TOML.format(time_seconds=5).replace('tags = ["arithmetic"]', 'tags = ["linear algebra"]')
+    with pytest.raises(ExerciseError, match=r"tags\.0: String should match pattern"):
+        load_exercise(make_exercise(files={"exercise.toml": toml}))
