@@ -30,6 +30,15 @@ def postgres_app_database(postgres_databases: Any) -> str:
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.services)])
+def empty_database(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """The URL of an empty database: a SQLite file, or a new PostgreSQL database of this session."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'empty.db'}"
+    databases: Any = request.getfixturevalue("postgres_databases")
+    return str(databases.create())
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.services)])
 def database_url(request: pytest.FixtureRequest) -> str | None:
     """None for SQLite in the data dir (the default), else the session's PostgreSQL database, emptied."""
     if request.param == "sqlite":

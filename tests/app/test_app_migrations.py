@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
-
-import pytest
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
@@ -13,14 +9,6 @@ from sqlalchemy import inspect, text
 
 from app.db import alembic_config, make_engine, upgrade
 from app.models import Base
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.services)])
-def empty_database(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'm.db'}"
-    databases: Any = request.getfixturevalue("postgres_databases")
-    return str(databases.create())
 
 
 def test_upgrade_creates_the_tables_and_matches_the_models(empty_database: str) -> None:

@@ -2,22 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
-
-import pytest
 from alembic import command
 from sqlalchemy import inspect, text
 
 from app.db import alembic_config, make_engine, upgrade
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.services)])
-def empty_database(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'm.db'}"
-    databases: Any = request.getfixturevalue("postgres_databases")
-    return str(databases.create())
 
 
 def test_runs_from_before_count_from_when_they_were_made_and_survive_a_downgrade(empty_database: str) -> None:

@@ -3,22 +3,10 @@ PostgreSQL."""
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
-
-import pytest
 from alembic import command
 from sqlalchemy import inspect, text
 
 from app.db import alembic_config, make_engine, upgrade
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.services)])
-def empty_database(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'm.db'}"
-    databases: Any = request.getfixturevalue("postgres_databases")
-    return str(databases.create())
 
 
 def test_drafts_start_empty_beside_existing_learners_and_go_on_a_downgrade(empty_database: str) -> None:

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
-
 import pytest
 from account_support import PASSWORD, count_users, make_account, post_form, sign_in
 from alembic import command
@@ -60,14 +57,6 @@ def test_signing_up_with_a_lookalike_is_refused_and_makes_no_account(server: Run
     assert count_users(server.settings) == 1
     with server.client() as owner:  # however the real owner types it
         assert sign_in(owner, "\uff21\uff24\uff21@Example.org").status_code == 303
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.services)])
-def empty_database(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'accounts.db'}"
-    databases: Any = request.getfixturevalue("postgres_databases")
-    return str(databases.create())
 
 
 def test_existing_addresses_are_folded_by_the_migration_and_every_account_still_signs_in(empty_database: str) -> None:
