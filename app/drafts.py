@@ -30,7 +30,7 @@ from app.models import Draft, Submission, SubmissionKind, SubmissionStatus, as_u
 #: Seconds over which new drafts are counted per client address.
 NEW_DRAFTS_WINDOW = 3600.0
 #: Saves that lost a race with another save of the same draft are tried again this many times in all.
-_ATTEMPTS = 5
+_ATTEMPTS = 20
 
 
 class DraftField(enum.StrEnum):
@@ -151,7 +151,9 @@ class Drafts:
     ) -> Saved | None:  # fmt: skip
         """One try: None when another save changed the draft between reading and writing it."""
         now = utcnow()
-        row = session.get(Draft, (learner, slug, field.value))
+        # Locked where the database can (PostgreSQL): saves of one draft at the same moment then take turns
+        # instead of each retrying until it wins a race.
+        row = session.get(Draft, (learner, slug, field.value), with_for_update=True)
         if row is None:
             self._check_allowance(session, client_key, now)
             ensure_learner(session, learner)

@@ -1,4 +1,6 @@
-# Forking: a correct solution that forks at import and in kv_cache_bytes; parent and child both carry on.
+# Forking: a correct solution that forks at import and in kv_cache_bytes; parent and child both carry on. It forks
+# once in kv_cache_bytes: forking at every call of a batch of n calls makes 2**n processes (the children carry
+# on with the batch), which the process limit stops or not depending on how fast the earlier ones end.
 import os
 
 import numpy as np
@@ -17,6 +19,10 @@ def attend_step(x_t, cache, p):
     return weights @ values, {"k": keys, "v": values}
 
 
+_forked = []
+
+
 def kv_cache_bytes(n_layers, n_kv_heads, head_dim, n_tokens, bytes_per_value):
-    os.fork()
+    if not _forked:
+        _forked.append(os.fork())
     return 2 * n_layers * n_kv_heads * head_dim * n_tokens * bytes_per_value
