@@ -14,8 +14,9 @@ import httpx
 import pytest
 from api_support import RunningServer, copy_exercise
 from sqlalchemy import inspect, text
+from sqlalchemy.orm import Session, sessionmaker
 
-from app.db import make_engine
+from app.db import make_engine, make_sessionmaker, upgrade
 from app.settings import Settings
 
 TABLES = (
@@ -36,6 +37,15 @@ def empty_database(request: pytest.FixtureRequest, tmp_path: Path) -> str:
         return f"sqlite:///{tmp_path / 'empty.db'}"
     databases: Any = request.getfixturevalue("postgres_databases")
     return str(databases.create())
+
+
+@pytest.fixture
+def sessions(empty_database: str) -> Iterator[sessionmaker[Session]]:
+    """Sessions on an empty database brought to the latest revision."""
+    engine = make_engine(empty_database)
+    upgrade(engine)
+    yield make_sessionmaker(engine)
+    engine.dispose()
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.services)])

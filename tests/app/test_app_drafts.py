@@ -3,10 +3,8 @@ sign-in and the allowance of new drafts per address, on SQLite and on PostgreSQL
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
-from pathlib import Path
 from threading import Barrier
 from typing import Any
 
@@ -15,25 +13,11 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.accounts.users import move_learner
-from app.db import make_engine, make_sessionmaker, upgrade
 from app.drafts import DraftField, Drafts, Source, TooManyDrafts, owner_key
 from app.models import Draft, Learner, Submission, utcnow
 
 CODE, INPUTS = DraftField.CODE, DraftField.INPUTS
 SLUG = "kv-cache-decoding"
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.services)])
-def sessions(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[sessionmaker[Session]]:
-    if request.param == "sqlite":
-        url = f"sqlite:///{tmp_path / 'd.db'}"
-    else:
-        databases: Any = request.getfixturevalue("postgres_databases")
-        url = str(databases.create())
-    engine = make_engine(url)
-    upgrade(engine)
-    yield make_sessionmaker(engine)
-    engine.dispose()
 
 
 def run(sessions: sessionmaker[Session], learner: str, code: str, status: str, minutes_ago: int) -> None:

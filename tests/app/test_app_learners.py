@@ -3,30 +3,12 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
-from pathlib import Path
-from typing import Any
 
-import pytest
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.db import make_engine, make_sessionmaker, upgrade
 from app.learners import ensure_learner
 from app.models import Learner
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.services)])
-def sessions(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[sessionmaker[Session]]:
-    if request.param == "sqlite":
-        url = f"sqlite:///{tmp_path / 'l.db'}"
-    else:
-        databases: Any = request.getfixturevalue("postgres_databases")
-        url = str(databases.create())
-    engine = make_engine(url)
-    upgrade(engine)
-    yield make_sessionmaker(engine)
-    engine.dispose()
 
 
 def test_two_requests_making_a_new_learner_at_once_both_succeed(sessions: sessionmaker[Session]) -> None:
